@@ -1,0 +1,26 @@
+package dev.sluice.core.definition;
+
+/**
+ * How a stage's consumer batches records. Every field has the default Lambda's event-source mapping
+ * uses.
+ *
+ * @param batchSize most records per batch, 1 to 10,000 (default 100)
+ * @param batchingWindowSeconds how long to gather records before invoking, 0 to 300 (default 0)
+ * @param parallelizationFactor concurrent batches per shard, 1 to 10 (default 1)
+ * @param startingPosition where to start a shard without a checkpoint (default TRIM_HORIZON)
+ */
+public record BatchingDefinition(
+        Integer batchSize,
+        Integer batchingWindowSeconds,
+        Integer parallelizationFactor,
+        StartingPosition startingPosition) {
+
+    public static final BatchingDefinition DEFAULTS = new BatchingDefinition(null, null, null, null);
+
+    public BatchingDefinition {
+        batchSize = batchSize == null ? 100 : batchSize;
+        batchingWindowSeconds = batchingWindowSeconds == null ? 0 : batchingWindowSeconds;
+        parallelizationFactor = parallelizationFactor == null ? 1 : parallelizationFactor;
+        startingPosition = startingPosition == null ? StartingPosition.TRIM_HORIZON : startingPosition;
+    }
+}

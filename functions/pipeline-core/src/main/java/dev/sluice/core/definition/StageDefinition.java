@@ -1,0 +1,36 @@
+package dev.sluice.core.definition;
+
+import java.util.List;
+
+/**
+ * A stage: reads one stream, runs its steps in memory, writes to its sinks.
+ *
+ * @param input logical name of the stream it reads
+ * @param consumer Lambda (event-source mapping) or KCL workers
+ * @param handler the handler class the runtime loads; defaults to Sluice's Kinesis stage handler
+ * @param steps the in-memory step chain, in order
+ * @param sinks where accepted events go
+ * @param batching how records are grouped into batches and how many run at once
+ * @param failure retries and the dead-letter queue
+ */
+public record StageDefinition(
+        String input,
+        ConsumerType consumer,
+        String handler,
+        List<StepDefinition> steps,
+        List<SinkDefinition> sinks,
+        BatchingDefinition batching,
+        FailureDefinition failure) {
+
+    /** The Lambda handler used when a stage names none. */
+    public static final String DEFAULT_HANDLER = "dev.sluice.lambda.KinesisStageHandler";
+
+    public StageDefinition {
+        consumer = consumer == null ? ConsumerType.LAMBDA : consumer;
+        handler = handler == null ? DEFAULT_HANDLER : handler;
+        steps = steps == null ? List.of() : List.copyOf(steps);
+        sinks = sinks == null ? List.of() : List.copyOf(sinks);
+        batching = batching == null ? BatchingDefinition.DEFAULTS : batching;
+        failure = failure == null ? FailureDefinition.DEFAULTS : failure;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.sluice.core.stage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.InboundRecord;
+import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.schema.EventSchema;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+
+/**
+ * Checks an event against the schema its stream carries: the timestamp first (every event must
+ * have one), then the type, then the whole schema. The first problem found is the reason.
+ */
+final class ValidateStep implements Step {
+
+    private final EventSchema schema;
+
+    ValidateStep(EventSchema schema) {
+        this.schema = schema;
+    }
+
+    @Override
+    public DeadLetter apply(InboundRecord record, ObjectNode event) {
+        JsonNode occurredAt = event.get(Envelope.OCCURRED_AT);
+        if (occurredAt == null || occurredAt.isNull()) {
+            return new DeadLetter(record, ReasonCode.MISSING_TIMESTAMP, "$.occurredAt is required");
+        }
+        if (!occurredAt.isTextual() || !isRfc3339(occurredAt.textValue())) {
+            return new DeadLetter(
+                    record,
+                    ReasonCode.INVALID_TIMESTAMP,
+                    "$.occurredAt must be an RFC 3339 date-time with an offset, got " + occurredAt);
+        }
+        JsonNode type = event.get(Envelope.TYPE);
+        if (type == null || !type.isTextual() || !schema.name().equals(type.textValue())) {
+            return new DeadLetter(
+                    record,
+                    ReasonCode.UNKNOWN_TYPE,
+                    "$.type must be '" + schema.name() + "', got " + (type == null ? "nothing" : type.toString()));
+        }
+        List<String> violations = schema.violations(event);
+        if (!violations.isEmpty()) {
+            return new DeadLetter(record, ReasonCode.SCHEMA_INVALID, String.join("; ", violations));
+        }
+        return null;
+    }
+
+    static boolean isRfc3339(String text) {
+        try {
+            OffsetDateTime.parse(text);
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.sluice.core;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.schema.SchemaCatalog;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The repository's real schemas/ and pipelines/ folders, for tests. */
+public final class TestFiles {
+
+    public static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private TestFiles() {}
+
+    /** The repository root: the {@code sluice.root} property Maven sets, else found from here. */
+    public static Path root() {
+        String property = System.getProperty("sluice.root");
+        if (property != null) {
+            return Path.of(property);
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("pipelines")) && Files.isDirectory(dir.resolve("schemas"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("cannot find the repository root");
+    }
+
+    public static SchemaCatalog schemas() {
+        return SchemaCatalog.fromDirectory(root().resolve("schemas"), MAPPER);
+    }
+
+    public static DefinitionLoader loader() {
+        return new DefinitionLoader(schemas());
+    }
+}

@@ -1,0 +1,122 @@
+package dev.sluice.core.definition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.TestFiles;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DefinitionLoaderTest {
+
+    private final DefinitionLoader loader = TestFiles.loader();
+
+    private static final String GOOD = """
+            pipeline: shop
+            streams:
+              orders-raw:
+                shards: 2
+                schema: payments.transaction.v1
+            lakes:
+              orders-lake:
+                prefix: orders/
+            tables:
+              orders-by-id:
+                key: eventId
+            queues:
+              orders-dlq: {}
+            stages:
+              land:
+                input: orders-raw
+                steps:
+                  - validate
+                sinks:
+                  - lake: orders-lake
+                  - table: orders-by-id
+                batching:
+                  batchSize: 50
+                failure:
+                  deadLetterQueue: orders-dlq
+            access:
+              analyst: [orders-by-id]
+            """;
+
+    @Test
+    void everyRepositoryPipelineLoads() {
+        List<PipelineDefinition> all = loader.loadAll(TestFiles.root().resolve("pipelines"));
+
+        assertThat(all).extracting(PipelineDefinition::pipeline).contains("payments");
+    }
+
+    @Test
+    void paymentsDefinitionIsReadIntoTypedRecords() {
+        PipelineDefinition payments = loader.load(TestFiles.root().resolve("pipelines/payments.yaml"));
+
+        StreamDefinition raw = payments.stream("payments-raw");
+        assertThat(raw.shards()).isEqualTo(2);
+        assertThat(raw.classification()).isEqualTo(Classification.RESTRICTED);
+        assertThat(raw.schema()).isEqualTo("payments.transaction.v1");
+        StageDefinition validate = payments.stage("validate");
+        assertThat(validate.consumer()).isEqualTo(ConsumerType.LAMBDA);
+        assertThat(validate.steps()).extracting(StepDefinition::type).containsExactly(StepType.VALIDATE);
+        assertThat(validate.sinks())
+                .extracting(SinkDefinition::kind, SinkDefinition::target)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(SinkDefinition.Kind.LAKE, "payments-lake"),
+                        org.assertj.core.groups.Tuple.tuple(SinkDefinition.Kind.TABLE, "payments-by-id"));
+        assertThat(validate.batching().batchSize()).isEqualTo(100);
+        assertThat(validate.batching().batchingWindowSeconds()).isEqualTo(1);
+        assertThat(validate.failure().deadLetterQueue()).isEqualTo("payments-dlq");
+        assertThat(validate.failure().maxRetryAttempts()).isEqualTo(3);
+        assertThat(payments.personas()).containsKey(Persona.SOURCE_OPERATOR);
+    }
+
+    @Test
+    void omittedSettingsTakeLambdaDefaults() {
+        PipelineDefinition shop = loader.parse("shop.yaml", GOOD);
+
+        StageDefinition land = shop.stage("land");
+        assertThat(land.batching().batchSize()).isEqualTo(50);
+        assertThat(land.batching().batchingWindowSeconds()).isZero();
+        assertThat(land.batching().parallelizationFactor()).isEqualTo(1);
+        assertThat(land.batching().startingPosition()).isEqualTo(StartingPosition.TRIM_HORIZON);
+        assertThat(land.failure().maxRetryAttempts()).isEqualTo(3);
+        assertThat(land.failure().maxRecordAgeSeconds()).isEqualTo(-1);
+        assertThat(land.failure().bisectOnError()).isTrue();
+        assertThat(land.handler()).isEqualTo(StageDefinition.DEFAULT_HANDLER);
+        assertThat(shop.stream("orders-raw").retentionHours()).isEqualTo(24);
+        assertThat(shop.queues().get("orders-dlq").retentionDays()).isEqualTo(14);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            unknown field             | 'batchSize: 50'               | 'batchSise: 50'                 | shop.yaml:23: stages.land.batching.batchSise: unknown field 'batchSise' (known: batchSize, batchingWindowSeconds, parallelizationFactor, startingPosition)
+            missing stream reference  | 'input: orders-raw'           | 'input: orders-typo'            | shop.yaml:16: stages.land.input: no stream named 'orders-typo' (streams: [orders-raw])
+            non-positive batch size   | 'batchSize: 50'               | 'batchSize: 0'                  | shop.yaml:23: stages.land.batching.batchSize: must be positive, got 0
+            unknown schema            | 'schema: payments.transaction.v1' | 'schema: payments.refund.v9' | shop.yaml:5: streams.orders-raw.schema: unknown schema 'payments.refund.v9' (no schemas/payments.refund.v9.json)
+            missing sink reference    | '- table: orders-by-id'       | '- table: orders-by-key'        | shop.yaml:21: stages.land.sinks[1].table: no table named 'orders-by-key' (tables: [orders-by-id])
+            missing dead-letter queue | 'deadLetterQueue: orders-dlq' | 'deadLetterQueue: nowhere'      | shop.yaml:25: stages.land.failure.deadLetterQueue: no queue named 'nowhere' (queues: [orders-dlq])
+            unknown step              | '- validate'                  | '- validat'                     | shop.yaml:18: stages.land.steps[0]: unknown step 'validat' (known steps: [validate])
+            unknown persona           | 'analyst: [orders-by-id]'     | 'auditor: [orders-by-id]'       | shop.yaml:27: access.auditor: must be one of admin, pipeline-developer, source-operator, analyst, viewer; got 'auditor'
+            access to unknown target  | 'analyst: [orders-by-id]'     | 'analyst: [orders-by-ids]'      | shop.yaml:27: access.analyst[0]: no stream, lake, table or queue named 'orders-by-ids'
+            wrong type                | 'shards: 2'                   | 'shards: two'                   | shop.yaml:4: streams.orders-raw.shards: cannot read 'two' as a whole number
+            """)
+    void badDefinitionFailsWithOneMessageNamingFileLineAndField(
+            String problem, String good, String bad, String message) {
+        String text = GOOD.replace(good, bad);
+        assertThat(text).as("fixture edit for %s", problem).isNotEqualTo(GOOD);
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", text))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage(message);
+    }
+
+    @Test
+    void emptyFileIsReported() {
+        assertThatThrownBy(() -> loader.parse("empty.yaml", ""))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("empty.yaml: the file is empty");
+    }
+}
