@@ -52,6 +52,7 @@ public final class SchemaCatalog {
                 .build();
         this.config = SchemaValidatorsConfig.builder()
                 .formatAssertionsEnabled(true)
+                .pathType(com.networknt.schema.PathType.JSON_PATH)
                 .locale(Locale.ROOT)
                 .build();
     }
