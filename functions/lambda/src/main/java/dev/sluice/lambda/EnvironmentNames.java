@@ -1,0 +1,44 @@
+package dev.sluice.lambda;
+
+import java.util.Locale;
+
+/**
+ * The environment variables a Sluice function reads. They hold names and URLs of resources, never
+ * secrets; infra-cdk sets them in AWS and the local runner sets them locally.
+ */
+public final class EnvironmentNames {
+
+    /** The pipeline's name; its definition is packaged in the artifact. */
+    public static final String PIPELINE = "SLUICE_PIPELINE";
+    /** The stage this function runs. */
+    public static final String STAGE = "SLUICE_STAGE";
+    /** The lake bucket's name. */
+    public static final String LAKE_BUCKET = "SLUICE_LAKE_BUCKET";
+    /** Prefix of the table variables: {@code SLUICE_TABLE_PAYMENTS_BY_ID} for table {@code payments-by-id}. */
+    public static final String TABLE_PREFIX = "SLUICE_TABLE_";
+    /** Prefix of the queue URL variables: {@code SLUICE_QUEUE_URL_PAYMENTS_DLQ}. */
+    public static final String QUEUE_URL_PREFIX = "SLUICE_QUEUE_URL_";
+    /**
+     * Optional folder of pipeline definitions to read instead of the packaged ones (local runs read
+     * the repository's {@code pipelines/} so edits need no rebuild).
+     */
+    public static final String PIPELINES_DIR = "SLUICE_PIPELINES_DIR";
+    /** Optional folder of schemas to read instead of the packaged ones. */
+    public static final String SCHEMAS_DIR = "SLUICE_SCHEMAS_DIR";
+
+    private EnvironmentNames() {}
+
+    /** The variable holding the physical name of a table. */
+    public static String table(String logicalName) {
+        return TABLE_PREFIX + upperSnake(logicalName);
+    }
+
+    /** The variable holding the URL of a queue. */
+    public static String queueUrl(String logicalName) {
+        return QUEUE_URL_PREFIX + upperSnake(logicalName);
+    }
+
+    static String upperSnake(String logicalName) {
+        return logicalName.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+}

@@ -1,0 +1,118 @@
+package dev.sluice.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.sluice.core.event.InboundRecord;
+import dev.sluice.core.event.Position;
+import dev.sluice.core.stage.BatchProcessor;
+import dev.sluice.core.stage.BatchResult;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The Lambda handler of a {@code consumer: lambda} stage, behind a Kinesis event-source mapping
+ * with {@code ReportBatchItemFailures}. It only translates: Lambda's batch in, the stage's
+ * {@link BatchProcessor} in the middle, {@code batchItemFailures} out. Bad records never fail the
+ * batch (they go to the dead-letter queue); if a sink cannot make the batch durable, the first
+ * record to redeliver is reported and Lambda retries from there.
+ */
+public class KinesisStageHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KinesisStageHandler.class);
+
+    private final BatchProcessor processor;
+    private final String stage;
+
+    /** Used by the Lambda runtime: wires the stage from the function's environment. */
+    public KinesisStageHandler() {
+        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()));
+    }
+
+    public KinesisStageHandler(StageRuntime runtime) {
+        this(runtime.processor(), runtime.pipeline().pipeline() + "/" + runtime.stageName());
+    }
+
+    public KinesisStageHandler(BatchProcessor processor, String stage) {
+        this.processor = processor;
+        this.stage = stage;
+    }
+
+    @Override
+    public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
+        List<InboundRecord> records = toInbound(event);
+        if (records.isEmpty()) {
+            return new StreamsEventResponse(List.of());
+        }
+        Position first = records.get(0).position();
+        MDC.put("shardId", first.shardId());
+        MDC.put("sequenceNumber", first.sequenceNumber());
+        try {
+            BatchResult result = processor.process(records);
+            LOG.info(
+                    "stage={} shard={} records={} accepted={} deadLettered={} sinks={} complete={}",
+                    stage,
+                    first.shardId(),
+                    result.received(),
+                    result.accepted(),
+                    result.deadLettered(),
+                    result.sinks(),
+                    result.complete());
+            List<StreamsEventResponse.BatchItemFailure> failures = new ArrayList<>(1);
+            result.failedFrom()
+                    .ifPresent(p -> failures.add(new StreamsEventResponse.BatchItemFailure(p.sequenceNumber())));
+            return new StreamsEventResponse(failures);
+        } finally {
+            MDC.remove("shardId");
+            MDC.remove("sequenceNumber");
+        }
+    }
+
+    static List<InboundRecord> toInbound(KinesisEvent event) {
+        if (event == null || event.getRecords() == null) {
+            return List.of();
+        }
+        List<InboundRecord> records = new ArrayList<>(event.getRecords().size());
+        for (KinesisEvent.KinesisEventRecord r : event.getRecords()) {
+            KinesisEvent.Record kinesis = r.getKinesis();
+            records.add(new InboundRecord(
+                    streamName(r.getEventSourceARN()),
+                    Position.of(shardId(r.getEventID()), kinesis.getSequenceNumber()),
+                    kinesis.getPartitionKey(),
+                    bytes(kinesis.getData()),
+                    kinesis.getApproximateArrivalTimestamp() == null
+                            ? null
+                            : Instant.ofEpochMilli(
+                                    kinesis.getApproximateArrivalTimestamp().getTime())));
+        }
+        return records;
+    }
+
+    /** {@code arn:aws:kinesis:eu-west-1:123456789012:stream/payments-raw} → {@code payments-raw}. */
+    static String streamName(String eventSourceArn) {
+        if (eventSourceArn == null) {
+            return "unknown";
+        }
+        int slash = eventSourceArn.indexOf(":stream/");
+        return slash < 0 ? eventSourceArn : eventSourceArn.substring(slash + ":stream/".length());
+    }
+
+    /** {@code shardId-000000000000:4959...} → {@code shardId-000000000000}. */
+    static String shardId(String eventId) {
+        int colon = eventId.indexOf(':');
+        return colon < 0 ? eventId : eventId.substring(0, colon);
+    }
+
+    private static byte[] bytes(ByteBuffer data) {
+        ByteBuffer copy = data.duplicate();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,140 @@
+package dev.sluice.lambda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.stage.BatchProcessor;
+import dev.sluice.core.stage.DeadLetterSink;
+import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.SinkException;
+import dev.sluice.core.stage.SinkReport;
+import dev.sluice.core.stage.StageChain;
+import java.io.InputStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The handler on a real Kinesis event, read through Lambda's own deserialisation, with in-memory sinks. */
+class KinesisStageHandlerTest {
+
+    static final class MemorySink implements EventSink {
+        final List<ProcessedEvent> written = new ArrayList<>();
+        boolean fail;
+
+        @Override
+        public String name() {
+            return "memory";
+        }
+
+        @Override
+        public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+            if (fail) {
+                throw new SinkException("ProvisionedThroughputExceededException", true, null);
+            }
+            written.addAll(events);
+            return new SinkReport(events.size(), 0);
+        }
+    }
+
+    private final MemorySink sink = new MemorySink();
+    private final List<DeadLetter> deadLetters = new ArrayList<>();
+    private final KinesisStageHandler handler = handler(sink, deadLetters::addAll);
+
+    static KinesisStageHandler handler(EventSink sink, DeadLetterSink dlq) {
+        ObjectMapper mapper = StageRuntime.mapper();
+        ClassLoader loader = KinesisStageHandlerTest.class.getClassLoader();
+        SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
+        PipelineDefinition payments = new DefinitionLoader(schemas).loadResource(loader, "payments");
+        StageChain chain = StageChain.compile(payments, "validate", schemas, mapper, Clock.systemUTC());
+        return new KinesisStageHandler(new BatchProcessor(chain, List.of(sink), dlq), "payments/validate");
+    }
+
+    static KinesisEvent fixture() throws Exception {
+        try (InputStream in = KinesisStageHandlerTest.class.getResourceAsStream("/kinesis-event-payments.json")) {
+            return LambdaEventSerializers.serializerFor(
+                            KinesisEvent.class, KinesisStageHandlerTest.class.getClassLoader())
+                    .fromJson(in);
+        }
+    }
+
+    @Test
+    void badRecordsGoToTheDeadLetterQueueAndDoNotFailTheBatch() throws Exception {
+        StreamsEventResponse response = handler.handleRequest(fixture(), null);
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        assertThat(sink.written).singleElement().satisfies(e -> {
+            assertThat(e.eventId()).isEqualTo("pay-7f3c2a9e1b");
+            assertThat(e.position().shardId()).isEqualTo("shardId-000000000001");
+            assertThat(e.source().stream()).isEqualTo("payments-raw");
+            assertThat(e.event().at("/payload/amount").decimalValue()).isEqualByComparingTo("42.95");
+        });
+        assertThat(deadLetters)
+                .extracting(DeadLetter::code)
+                .containsExactly(ReasonCode.MALFORMED_JSON, ReasonCode.SCHEMA_INVALID);
+        assertThat(deadLetters.get(1).reason())
+                .isEqualTo("SCHEMA_INVALID: $.payload.amount: must have an exclusive minimum value of 0"
+                        + " (exclusiveMinimum)");
+        assertThat(deadLetters.get(1).source().position().sequenceNumber())
+                .isEqualTo("49656830487293650285937458114926636691014850804705771538");
+    }
+
+    @Test
+    void sinkFailureReportsTheFirstRecordSoLambdaRetriesTheBatch() throws Exception {
+        sink.fail = true;
+
+        StreamsEventResponse response = handler.handleRequest(fixture(), null);
+
+        assertThat(response.getBatchItemFailures())
+                .extracting(StreamsEventResponse.BatchItemFailure::getItemIdentifier)
+                .containsExactly("49656830487293650285937458114924218839375621546356359186");
+        assertThat(deadLetters).isEmpty();
+    }
+
+    @Test
+    void emptyEventIsAnEmptyResponse() {
+        assertThat(handler.handleRequest(new KinesisEvent(), null).getBatchItemFailures())
+                .isEmpty();
+    }
+
+    @Test
+    void positionsComeFromEventIdAndSourceArn() {
+        assertThat(KinesisStageHandler.shardId("shardId-000000000003:4965")).isEqualTo("shardId-000000000003");
+        assertThat(KinesisStageHandler.streamName("arn:aws:kinesis:eu-west-1:123456789012:stream/clicks-raw"))
+                .isEqualTo("clicks-raw");
+    }
+
+    @Test
+    void missingConfigurationNamesTheVariable() {
+        assertThatThrownBy(() -> StageRuntime.fromEnvironment(Map.of("SLUICE_PIPELINE", "payments")))
+                .hasMessage("environment variable SLUICE_STAGE is not set");
+        assertThatThrownBy(() -> StageRuntime.fromEnvironment(Map.of(
+                        "SLUICE_PIPELINE", "payments",
+                        "SLUICE_STAGE", "validate",
+                        "AWS_REGION", "eu-west-1",
+                        "AWS_ACCESS_KEY_ID", "x",
+                        "AWS_SECRET_ACCESS_KEY", "y")))
+                .hasMessage("environment variable SLUICE_LAKE_BUCKET is not set");
+    }
+
+    @Test
+    void scopedEnvironmentIsSeenOnlyInsideTheScope() throws Exception {
+        String seen = FunctionEnvironment.with(
+                Map.of("SLUICE_STAGE", "validate"),
+                () -> FunctionEnvironment.current().get("SLUICE_STAGE"));
+
+        assertThat(seen).isEqualTo("validate");
+        assertThat(FunctionEnvironment.current()).isSameAs(System.getenv());
+    }
+}
