@@ -1,0 +1,202 @@
+package dev.sluice.localstack.esm;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * Lambda's Kinesis event-source mapping, run locally against kinesis-mock: one poller per shard,
+ * new shards discovered as the stream is resharded, checkpoints in DynamoDB so that a restarted
+ * mapping resumes where the last one stopped.
+ */
+public final class LocalEventSourceMapping implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalEventSourceMapping.class);
+
+    /** Figures of a running mapping. */
+    public record Stats(long invocations, long recordsInvoked, long acknowledged, long retries, long discarded) {}
+
+    private final MappingConfig config;
+    private final LocalFunction function;
+    private final KinesisClient kinesis;
+    private final SqsClient sqs;
+    private final CheckpointStore checkpoints;
+    private final String streamArn;
+    private final String functionArn;
+    private final KinesisEventJson eventJson;
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final ExecutorService threads;
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
+    private final Set<String> ended = ConcurrentHashMap.newKeySet();
+    private final Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
+    private final AtomicLong invocations = new AtomicLong();
+    private final AtomicLong recordsInvoked = new AtomicLong();
+    private final AtomicLong acknowledged = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong discarded = new AtomicLong();
+
+    public LocalEventSourceMapping(
+            MappingConfig config,
+            LocalFunction function,
+            KinesisClient kinesis,
+            SqsClient sqs,
+            CheckpointStore checkpoints,
+            String region,
+            String accountId) {
+        this.config = config;
+        this.function = function;
+        this.kinesis = kinesis;
+        this.sqs = sqs;
+        this.checkpoints = checkpoints;
+        this.streamArn = "arn:aws:kinesis:" + region + ":" + accountId + ":stream/" + config.streamName();
+        this.functionArn = "arn:aws:lambda:" + region + ":" + accountId + ":function:" + config.functionName();
+        this.eventJson = new KinesisEventJson(
+                new ObjectMapper(), region, streamArn, "arn:aws:iam::" + accountId + ":role/" + config.functionName());
+        this.threads = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "esm-" + config.functionName());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Starts reading every shard, and keeps discovering shards created by resharding. */
+    public LocalEventSourceMapping start() {
+        discoverShards();
+        threads.execute(() -> {
+            try {
+                while (!stop.await(2, TimeUnit.SECONDS)) {
+                    discoverShards();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                if (stop.getCount() > 0) {
+                    LOG.warn("shard discovery for {} failed: {}", config.streamName(), e.toString());
+                }
+            }
+        });
+        LOG.info("event-source mapping {} → {} started", config.streamName(), config.functionName());
+        return this;
+    }
+
+    private void discoverShards() {
+        for (Shard shard :
+                kinesis.listShards(b -> b.streamName(config.streamName())).shards()) {
+            if (started.add(shard.shardId())) {
+                threads.execute(new ShardPoller(this, shard.shardId(), shard.parentShardId(), stop));
+            }
+        }
+    }
+
+    /** Records acknowledged so far (processed, dead lettered or given up), across shards. */
+    public long acknowledged() {
+        return acknowledged.get();
+    }
+
+    public Stats stats() {
+        return new Stats(invocations.get(), recordsInvoked.get(), acknowledged.get(), retries.get(), discarded.get());
+    }
+
+    /** A shard whose poller died, if any: the mapping is then not healthy. */
+    public Optional<RuntimeException> failure() {
+        return failures.values().stream().findFirst();
+    }
+
+    /** Stops every poller; un-acknowledged batches are read again by the next mapping. */
+    @Override
+    public void close() {
+        stop.countDown();
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
+                threads.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // collaborators and callbacks for the shard pollers
+
+    MappingConfig config() {
+        return config;
+    }
+
+    KinesisClient kinesis() {
+        return kinesis;
+    }
+
+    SqsClient sqs() {
+        return sqs;
+    }
+
+    CheckpointStore checkpoints() {
+        return checkpoints;
+    }
+
+    LocalFunction function() {
+        return function;
+    }
+
+    KinesisEventJson eventJson() {
+        return eventJson;
+    }
+
+    String streamArn() {
+        return streamArn;
+    }
+
+    String functionArn() {
+        return functionArn;
+    }
+
+    String leaseKey(String shardId) {
+        return config.functionName() + "|" + config.streamName() + "|" + shardId;
+    }
+
+    boolean shardFinished(String shardId) {
+        return ended.contains(shardId)
+                || checkpoints
+                        .get(leaseKey(shardId))
+                        .map(CheckpointStore.Checkpoint::shardEnded)
+                        .orElse(false);
+    }
+
+    void shardEnded(String shardId) {
+        ended.add(shardId);
+    }
+
+    void invoked(int records) {
+        invocations.incrementAndGet();
+        recordsInvoked.addAndGet(records);
+    }
+
+    void acknowledged(int records) {
+        acknowledged.addAndGet(records);
+    }
+
+    void retried() {
+        retries.incrementAndGet();
+    }
+
+    void discarded(int records) {
+        discarded.addAndGet(records);
+    }
+
+    void pollerFailed(String shardId, RuntimeException e) {
+        failures.put(shardId, e);
+    }
+}

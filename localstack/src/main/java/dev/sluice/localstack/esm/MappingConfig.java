@@ -1,0 +1,64 @@
+package dev.sluice.localstack.esm;
+
+import dev.sluice.core.definition.BatchingDefinition;
+import dev.sluice.core.definition.FailureDefinition;
+import dev.sluice.core.definition.StartingPosition;
+import java.time.Duration;
+
+/**
+ * The settings of one local event-source mapping, as Lambda's mapping has them.
+ *
+ * @param functionName the function it invokes
+ * @param streamName the stream it reads
+ * @param batchSize most records per invocation
+ * @param batchingWindow how long to gather records before invoking
+ * @param startingPosition where a shard without checkpoint starts
+ * @param maxRetryAttempts retries of a failing batch before it is given up (-1: until the records expire)
+ * @param maxRecordAge records older than this are given up ({@code null}: never)
+ * @param onFailureQueueUrl where a given-up batch is described (shard and sequence range), or {@code null}
+ * @param idlePoll pause between reads of a shard that returned nothing (Lambda polls about once a second)
+ */
+public record MappingConfig(
+        String functionName,
+        String streamName,
+        int batchSize,
+        Duration batchingWindow,
+        StartingPosition startingPosition,
+        int maxRetryAttempts,
+        Duration maxRecordAge,
+        String onFailureQueueUrl,
+        Duration idlePoll) {
+
+    /** A mapping configured from a stage's definition. */
+    public static MappingConfig from(
+            String functionName,
+            String streamName,
+            BatchingDefinition batching,
+            FailureDefinition failure,
+            String onFailureQueueUrl) {
+        return new MappingConfig(
+                functionName,
+                streamName,
+                batching.batchSize(),
+                Duration.ofSeconds(batching.batchingWindowSeconds()),
+                batching.startingPosition(),
+                failure.maxRetryAttempts(),
+                failure.maxRecordAgeSeconds() < 0 ? null : Duration.ofSeconds(failure.maxRecordAgeSeconds()),
+                onFailureQueueUrl,
+                Duration.ofMillis(250));
+    }
+
+    /** The same mapping with another batching window (tests, the demo). */
+    public MappingConfig withBatchingWindow(Duration window) {
+        return new MappingConfig(
+                functionName,
+                streamName,
+                batchSize,
+                window,
+                startingPosition,
+                maxRetryAttempts,
+                maxRecordAge,
+                onFailureQueueUrl,
+                idlePoll);
+    }
+}
