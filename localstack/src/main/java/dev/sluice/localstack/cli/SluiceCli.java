@@ -1,0 +1,398 @@
+package dev.sluice.localstack.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.definition.DefinitionException;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.generators.GeneratedEvent;
+import dev.sluice.generators.PaymentGenerator;
+import dev.sluice.localstack.LocalAws;
+import dev.sluice.localstack.LocalAwsOptions;
+import dev.sluice.localstack.LocalPipeline;
+import dev.sluice.localstack.esm.LocalEventSourceMapping;
+import dev.sluice.localstack.reconcile.LedgerEntry;
+import dev.sluice.localstack.reconcile.Producer;
+import dev.sluice.localstack.reconcile.Reconciler;
+import dev.sluice.localstack.reconcile.Reconciliation;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+
+/** The {@code ./sluice} launcher: {@code demo}, {@code up} and {@code invoke} on the local stack. */
+public final class SluiceCli {
+
+    static final String USAGE = """
+            usage: ./sluice <command> [options]
+              demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)
+              up                             start local AWS with every pipeline deployed; stop with Ctrl-C
+              invoke --event FILE [--pipeline P] [--stage S]
+                                             run a stage's handler once on a Kinesis event JSON file""";
+
+    private final Path root;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    SluiceCli(Path root, PrintStream out, PrintStream err) {
+        this.root = root;
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        Path root =
+                Path.of(System.getProperty("sluice.root", ".")).toAbsolutePath().normalize();
+        int status = new SluiceCli(root, System.out, System.err).run(List.of(args));
+        System.out.flush();
+        System.exit(status);
+    }
+
+    int run(List<String> args) {
+        try {
+            if (args.isEmpty()) {
+                throw new UsageException("no command given");
+            }
+            String command = args.get(0);
+            List<String> rest = args.subList(1, args.size());
+            return switch (command) {
+                case "demo" -> demo(new Arguments(command, rest, Set.of("events", "seed"), Set.of()));
+                case "up" -> up(new Arguments(command, rest, Set.of(), Set.of()));
+                case "invoke" -> invoke(new Arguments(command, rest, Set.of("event", "pipeline", "stage"), Set.of()));
+                case "help", "--help", "-h" -> {
+                    out.println(USAGE);
+                    yield 0;
+                }
+                default -> throw new UsageException("unknown command '" + command + "'");
+            };
+        } catch (UsageException e) {
+            err.println("sluice: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        } catch (DefinitionException e) {
+            err.println("sluice: " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            err.println("sluice: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    // demo
+
+    private int demo(Arguments args) {
+        int events = args.positiveInt("events", 10_000);
+        long seed = args.longValue("seed", 20_261_130L);
+        long started = System.nanoTime();
+        PipelineDefinition payments = loader().load(root.resolve("pipelines/payments.yaml"));
+        String stageName = payments.stages().keySet().iterator().next();
+        StageDefinition stage = payments.stage(stageName);
+        out.printf(
+                Locale.ROOT,
+                "Sluice demo: %,d card payments through pipelines/payments.yaml, stage '%s', on local AWS"
+                        + " (no Docker, no AWS account)%n",
+                events,
+                stageName);
+
+        try (LocalAws aws = LocalAws.start(options())) {
+            out.printf(
+                    Locale.ROOT,
+                    "local AWS ready in %,d ms: kinesis-mock %s, dynalite %s, s3proxy %s, ElasticMQ %s%n",
+                    aws.stackStartupMillis(),
+                    aws.kinesisEndpoint(),
+                    aws.dynamoDbEndpoint(),
+                    aws.s3Endpoint(),
+                    aws.sqsEndpoint());
+            try (LocalPipeline pipeline =
+                    LocalPipeline.provision(aws, payments, null, root).start()) {
+                String stream = pipeline.resources().streams().get(stage.input());
+                PaymentGenerator generator = new PaymentGenerator(
+                        seed, 1_000_000, 0.005, Instant.now().minusMillis(events * 250L));
+                List<GeneratedEvent> generated = new ArrayList<>(events);
+                for (int i = 0; i < events; i++) {
+                    generated.add(generator.next());
+                }
+                Progress producing = new Progress(out, "producing", events);
+                List<LedgerEntry> ledger = new Producer(aws.kinesis(), stream).send(generated, producing::update);
+                producing.finish(ledger.size());
+
+                Progress consuming = new Progress(out, "consuming", events);
+                awaitConsumed(pipeline, ledger.size(), consuming);
+                consuming.finish(pipeline.acknowledged());
+
+                Reconciliation result = reconcile(aws, pipeline, stage, ledger);
+                double seconds = (System.nanoTime() - started) / 1e9;
+                summary(pipeline, stage, ledger, result);
+                out.printf(
+                        Locale.ROOT,
+                        "RESULT produced=%d lake=%d table=%d dead_lettered=%d lost=%d duplicates=%d seconds=%.1f%n",
+                        result.produced(),
+                        result.lake(),
+                        result.table(),
+                        result.deadLettered(),
+                        result.lost(),
+                        result.duplicates(),
+                        seconds);
+                return result.reconciled() ? 0 : 1;
+            }
+        }
+    }
+
+    private void awaitConsumed(LocalPipeline pipeline, long expected, Progress progress) {
+        long lastCount = -1;
+        Instant lastChange = Instant.now();
+        while (pipeline.acknowledged() < expected) {
+            for (LocalEventSourceMapping mapping : pipeline.mappings().values()) {
+                mapping.failure().ifPresent(e -> {
+                    throw new IllegalStateException("the event-source mapping failed: " + e.getMessage(), e);
+                });
+            }
+            long count = pipeline.acknowledged();
+            if (count != lastCount) {
+                lastCount = count;
+                lastChange = Instant.now();
+            } else if (Duration.between(lastChange, Instant.now()).toSeconds() > 120) {
+                throw new IllegalStateException("no record consumed for 2 minutes; " + count + " of " + expected
+                        + " done (logs: localstack/.run/logs)");
+            }
+            progress.update(count);
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+    }
+
+    private static Reconciliation reconcile(
+            LocalAws aws, LocalPipeline pipeline, StageDefinition stage, List<LedgerEntry> ledger) {
+        var resources = pipeline.resources();
+        String lake = sink(stage, SinkDefinition.Kind.LAKE);
+        String table = sink(stage, SinkDefinition.Kind.TABLE);
+        return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
+                .reconcile(
+                        ledger,
+                        resources.bucket(),
+                        resources.definition().lakes().get(lake).prefix(),
+                        resources.tables().get(table),
+                        resources.queueUrls().get(stage.failure().deadLetterQueue()));
+    }
+
+    private static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
+        return stage.sinks().stream()
+                .filter(s -> s.kind() == kind)
+                .map(SinkDefinition::target)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("the demo stage needs a " + kind + " sink"));
+    }
+
+    private void summary(LocalPipeline pipeline, StageDefinition stage, List<LedgerEntry> ledger, Reconciliation r) {
+        Map<String, Long> reasons = ledger.stream()
+                .filter(e -> !e.event().valid())
+                .collect(Collectors.groupingBy(e -> e.event().expectedReason(), TreeMap::new, Collectors.counting()));
+        var resources = pipeline.resources();
+        LocalEventSourceMapping.Stats stats =
+                pipeline.mappings().values().iterator().next().stats();
+        out.println();
+        out.println("Reconciliation of the producer's ledger against every target");
+        out.printf(
+                Locale.ROOT,
+                "  produced       %,8d  into stream %s%n",
+                r.produced(),
+                resources.streams().get(stage.input()));
+        out.printf(
+                Locale.ROOT,
+                "  lake           %,8d  records in s3://%s/%s%n",
+                r.lake(),
+                resources.bucket(),
+                resources
+                        .definition()
+                        .lakes()
+                        .get(sink(stage, SinkDefinition.Kind.LAKE))
+                        .prefix());
+        out.printf(
+                Locale.ROOT,
+                "  table          %,8d  items in %s%n",
+                r.table(),
+                resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)));
+        out.printf(
+                Locale.ROOT,
+                "  dead-lettered  %,8d  in %s %s%n",
+                r.deadLettered(),
+                stage.failure().deadLetterQueue(),
+                reasons);
+        out.printf(Locale.ROOT, "  lost %d, duplicates %d, unexpected %d%n", r.lost(), r.duplicates(), r.unexpected());
+        out.printf(
+                Locale.ROOT,
+                "  invocations %,d, records invoked %,d, retries %,d%n",
+                stats.invocations(),
+                stats.recordsInvoked(),
+                stats.retries());
+        r.problems().forEach(p -> out.println("  ! " + p));
+        out.println(
+                r.reconciled()
+                        ? "Every event took effect exactly once: in the lake and the table, or in the dead-letter queue."
+                        : "NOT RECONCILED: see the problems above.");
+    }
+
+    // up
+
+    private int up(Arguments args) {
+        List<PipelineDefinition> pipelines = loader().loadAll(root.resolve("pipelines"));
+        LocalAws aws = LocalAws.start(options());
+        List<LocalPipeline> running = new ArrayList<>();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            running.forEach(LocalPipeline::close);
+                            aws.close();
+                            stopped.countDown();
+                        },
+                        "sluice-up-shutdown"));
+        ObjectNode endpoints = mapper.createObjectNode();
+        endpoints.put("region", aws.region().id());
+        endpoints.put("accessKeyId", LocalAws.ACCESS_KEY_ID);
+        endpoints.put("secretAccessKey", LocalAws.SECRET_ACCESS_KEY);
+        endpoints.put("kinesis", aws.kinesisEndpoint().toString());
+        endpoints.put("dynamodb", aws.dynamoDbEndpoint().toString());
+        endpoints.put("s3", aws.s3Endpoint().toString());
+        endpoints.put("sqs", aws.sqsEndpoint().toString());
+        ObjectNode perPipeline = endpoints.putObject("pipelines");
+        for (PipelineDefinition definition : pipelines) {
+            LocalPipeline pipeline =
+                    LocalPipeline.provision(aws, definition, null, root).start();
+            running.add(pipeline);
+            var resources = pipeline.resources();
+            ObjectNode p = perPipeline.putObject(definition.pipeline());
+            p.set("streams", mapper.valueToTree(resources.streams()));
+            p.set("tables", mapper.valueToTree(resources.tables()));
+            p.put("bucket", resources.bucket());
+            p.set("queues", mapper.valueToTree(resources.queueUrls()));
+            p.set(
+                    "functions",
+                    mapper.valueToTree(definition.stages().keySet().stream()
+                            .map(pipeline::functionName)
+                            .toList()));
+        }
+        Path file = root.resolve("localstack/.run/endpoints.json");
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(
+                    file, mapper.enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(endpoints) + "\n");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        out.printf(
+                Locale.ROOT,
+                "local AWS is up (%,d ms), pipelines deployed: %s%n",
+                aws.stackStartupMillis(),
+                pipelines.stream().map(PipelineDefinition::pipeline).toList());
+        out.println(endpoints.toPrettyString());
+        out.println("written to " + root.relativize(file));
+        String firstStream = pipelines.isEmpty()
+                ? "STREAM"
+                : pipelines.get(0).streams().keySet().iterator().next();
+        out.printf(
+                Locale.ROOT,
+                """
+                Try it with the AWS CLI:
+                  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_DEFAULT_REGION=%s
+                  aws --endpoint-url %s kinesis put-record --stream-name %s --partition-key k1 \\
+                      --cli-binary-format raw-in-base64-out --data file://event.json
+                Stop with Ctrl-C.%n""",
+                LocalAws.ACCESS_KEY_ID,
+                LocalAws.SECRET_ACCESS_KEY,
+                aws.region().id(),
+                aws.kinesisEndpoint(),
+                firstStream);
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    // invoke
+
+    private int invoke(Arguments args) {
+        String eventFile = args.get("event");
+        if (eventFile == null) {
+            throw new UsageException("invoke needs --event FILE");
+        }
+        String event;
+        try {
+            event = Files.readString(Path.of(eventFile), StandardCharsets.UTF_8);
+            if (!mapper.readTree(event).path("Records").isArray()) {
+                throw new UsageException(eventFile + " is not a Kinesis event: it has no \"Records\" array");
+            }
+        } catch (NoSuchFileException e) {
+            throw new UsageException("no such file: " + eventFile);
+        } catch (IOException e) {
+            throw new UsageException(eventFile + " is not JSON: "
+                    + e.getMessage().lines().findFirst().orElse(""));
+        }
+        List<PipelineDefinition> pipelines = loader().loadAll(root.resolve("pipelines"));
+        PipelineDefinition pipeline = pick(pipelines, args.get("pipeline"));
+        String stage = args.get("stage", pipeline.stages().keySet().iterator().next());
+        if (!pipeline.stages().containsKey(stage)) {
+            throw new UsageException("pipeline '" + pipeline.pipeline() + "' has no stage '" + stage + "' (stages: "
+                    + pipeline.stages().keySet() + ")");
+        }
+        try (LocalAws aws = LocalAws.start(options());
+                LocalPipeline local = LocalPipeline.provision(aws, pipeline, null, root)) {
+            String response = local.function(stage).invoke(event);
+            out.println(response);
+            return 0;
+        } catch (dev.sluice.localstack.esm.LocalFunction.FunctionError e) {
+            err.println("sluice: function error: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static PipelineDefinition pick(List<PipelineDefinition> pipelines, String name) {
+        if (name == null) {
+            if (pipelines.size() != 1) {
+                throw new UsageException("several pipelines: choose one with --pipeline "
+                        + pipelines.stream().map(PipelineDefinition::pipeline).toList());
+            }
+            return pipelines.get(0);
+        }
+        return pipelines.stream()
+                .filter(p -> p.pipeline().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new UsageException("no pipeline '" + name + "' in pipelines/ (pipelines: "
+                        + pipelines.stream().map(PipelineDefinition::pipeline).toList() + ")"));
+    }
+
+    private DefinitionLoader loader() {
+        return new DefinitionLoader(SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper));
+    }
+
+    private LocalAwsOptions options() {
+        return LocalAwsOptions.builder()
+                .localstackDirectory(root.resolve("localstack"))
+                .logDirectory(root.resolve("localstack/.run/logs"))
+                .build();
+    }
+
+    static String usage() {
+        return Arrays.stream(USAGE.split("\n")).collect(Collectors.joining("\n"));
+    }
+}

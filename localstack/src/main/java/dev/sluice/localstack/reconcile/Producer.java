@@ -1,0 +1,80 @@
+package dev.sluice.localstack.reconcile;
+
+import dev.sluice.generators.GeneratedEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
+
+/**
+ * Puts events into a stream with PutRecords, 500 at a time, re-sending only the entries a partial
+ * failure names, and records where each one landed.
+ */
+public final class Producer {
+
+    private static final int MAX_ENTRIES = 500;
+    private static final int MAX_ATTEMPTS = 10;
+
+    private final KinesisClient kinesis;
+    private final String stream;
+
+    public Producer(KinesisClient kinesis, String stream) {
+        this.kinesis = kinesis;
+        this.stream = stream;
+    }
+
+    /**
+     * Sends every event and returns the ledger, in sending order.
+     *
+     * @param progress told the running count of acknowledged puts
+     */
+    public List<LedgerEntry> send(List<GeneratedEvent> events, LongConsumer progress) {
+        List<LedgerEntry> ledger = new ArrayList<>(events.size());
+        for (int from = 0; from < events.size(); from += MAX_ENTRIES) {
+            List<GeneratedEvent> chunk = events.subList(from, Math.min(from + MAX_ENTRIES, events.size()));
+            LedgerEntry[] placed = new LedgerEntry[chunk.size()];
+            List<Integer> pending = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                pending.add(i);
+            }
+            for (int attempt = 1; !pending.isEmpty(); attempt++) {
+                if (attempt > MAX_ATTEMPTS) {
+                    throw new IllegalStateException(pending.size() + " records could not be put into " + stream);
+                }
+                List<PutRecordsRequestEntry> entries = new ArrayList<>(pending.size());
+                for (int index : pending) {
+                    GeneratedEvent event = chunk.get(index);
+                    entries.add(PutRecordsRequestEntry.builder()
+                            .partitionKey(event.partitionKey())
+                            .data(SdkBytes.fromByteArray(event.data()))
+                            .build());
+                }
+                PutRecordsResponse response =
+                        kinesis.putRecords(b -> b.streamName(stream).records(entries));
+                List<Integer> failed = new ArrayList<>();
+                for (int i = 0; i < response.records().size(); i++) {
+                    PutRecordsResultEntry result = response.records().get(i);
+                    int index = pending.get(i);
+                    if (result.errorCode() == null) {
+                        placed[index] = new LedgerEntry(chunk.get(index), result.shardId(), result.sequenceNumber());
+                    } else {
+                        failed.add(index);
+                    }
+                }
+                pending = failed;
+                if (!pending.isEmpty()) {
+                    LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());
+                }
+            }
+            ledger.addAll(List.of(placed));
+            progress.accept(ledger.size());
+        }
+        return ledger;
+    }
+}
