@@ -34,6 +34,8 @@ final class EmbeddedS3 implements AutoCloseable {
                 .blobStore(blobStore)
                 .endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKeyId, secretAccessKey)
+                // no graceful stop (30 s by default): the store is in memory and goes away anyway
+                .stopTimeout(0)
                 .build();
         try {
             proxy.start();

@@ -18,17 +18,21 @@ final class EmbeddedSqs implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts ElasticMQ on the given loopback port, with ARNs in the given region and account. */
-    static EmbeddedSqs start(int port, String region, String accountId) {
+    /**
+     * Starts ElasticMQ on a loopback port chosen by the operating system, with ARNs in the given
+     * region and account. Queue URLs carry the real port: {@code
+     * http://127.0.0.1:<port>/<account>/<queue>}.
+     */
+    static EmbeddedSqs start(String region, String accountId) {
         SQSRestServer server;
         try {
             server = SQSRestServerBuilder.withInterface("127.0.0.1")
-                    .withPort(port)
+                    .withPort(0)
                     .withAWSRegion(region)
                     .withAWSAccountId(accountId)
                     .start();
         } catch (RuntimeException e) {
-            throw new LocalAwsException("ElasticMQ did not start on port " + port + ": " + e, e);
+            throw new LocalAwsException("ElasticMQ did not start: " + e, e);
         }
         try {
             int bound = server.waitUntilStarted().localAddress().getPort();
@@ -36,7 +40,7 @@ final class EmbeddedSqs implements AutoCloseable {
             return new EmbeddedSqs(server, bound);
         } catch (RuntimeException e) {
             stopQuietly(server);
-            throw new LocalAwsException("ElasticMQ did not start on port " + port + ": " + e, e);
+            throw new LocalAwsException("ElasticMQ did not start: " + e, e);
         }
     }
 

@@ -252,6 +252,9 @@ public final class LocalAws implements AutoCloseable {
     private NodeEmulator launchKinesisMock() {
         int plainPort = FreePorts.pick();
         int tlsPort = FreePorts.pick();
+        while (tlsPort == plainPort) {
+            tlsPort = FreePorts.pick();
+        }
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KINESIS_MOCK_PLAIN_PORT", Integer.toString(plainPort));
         env.put("KINESIS_MOCK_TLS_PORT", Integer.toString(tlsPort));
@@ -409,13 +412,7 @@ public final class LocalAws implements AutoCloseable {
 
     private void startSqs() {
         long started = System.nanoTime();
-        EmbeddedSqs server;
-        try {
-            server = EmbeddedSqs.start(FreePorts.pick(), options.region(), ACCOUNT_ID);
-        } catch (LocalAwsException e) {
-            LOG.warn("ElasticMQ did not start ({}); retrying on a fresh port", e.getMessage());
-            server = EmbeddedSqs.start(FreePorts.pick(), options.region(), ACCOUNT_ID);
-        }
+        EmbeddedSqs server = EmbeddedSqs.start(options.region(), ACCOUNT_ID);
         elasticMq = server;
         if (closed.get()) {
             closeQuietly(server);

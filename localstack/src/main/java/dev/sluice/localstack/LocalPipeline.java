@@ -1,9 +1,9 @@
 package dev.sluice.localstack;
 
 import dev.sluice.core.definition.ConsumerType;
+import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
-import dev.sluice.lambda.EnvironmentNames;
 import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;

@@ -1,6 +1,7 @@
 package dev.sluice.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
@@ -16,9 +17,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LocalAwsLifecycleIT {
 
@@ -85,6 +89,49 @@ class LocalAwsLifecycleIT {
         }
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(pids).noneMatch(Processes::isRunning));
+    }
+
+    @Test
+    void anEmulatorThatExitsFailsTheStartWithItsLogTail(@TempDir Path dir) throws IOException {
+        Path real = LocalstackDirectory.locate();
+        Path fake = Files.createDirectories(dir.resolve("localstack"));
+        Files.copy(real.resolve("package.json"), fake.resolve("package.json"));
+        Files.createDirectories(fake.resolve("bin"));
+        Files.copy(real.resolve(LocalstackDirectory.WATCHDOG), fake.resolve(LocalstackDirectory.WATCHDOG));
+        Path modules = Files.createDirectories(fake.resolve("node_modules"));
+        try (var entries = Files.list(real.resolve("node_modules"))) {
+            for (Path entry : entries.toList()) {
+                if (!entry.getFileName().toString().equals("kinesis-local")) {
+                    Files.createSymbolicLink(modules.resolve(entry.getFileName()), entry);
+                }
+            }
+        }
+        Files.createDirectories(fake.resolve(LocalstackDirectory.KINESIS_MAIN).getParent());
+        Files.writeString(
+                fake.resolve(LocalstackDirectory.KINESIS_MAIN),
+                "console.error('kinesis-mock refuses to start'); process.exit(3);");
+        Files.writeString(fake.resolve(LocalstackDirectory.KINESIS_CERT), "{}");
+        Set<Long> childrenBefore = childPids();
+
+        assertThatThrownBy(() -> LocalAws.start(LocalAwsOptions.builder()
+                        .localstackDirectory(fake)
+                        .logDirectory(dir.resolve("logs"))
+                        .build()))
+                .isInstanceOf(LocalAwsException.class)
+                .hasMessageContaining("kinesis-mock exited with code 3")
+                .hasMessageContaining(dir.resolve("logs").toString())
+                .hasMessageContaining("kinesis-mock refuses to start");
+        // dynalite, which did start, was stopped again
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(childPids()).isSubsetOf(childrenBefore));
+    }
+
+    private static Set<Long> childPids() {
+        return ProcessHandle.current()
+                .children()
+                .filter(child -> Processes.isRunning(child.pid()))
+                .map(ProcessHandle::pid)
+                .collect(Collectors.toSet());
     }
 
     private static void readLines(Process process, List<String> lines) {

@@ -3,6 +3,7 @@ package dev.sluice.lambda;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.SinkDefinition;

@@ -1,7 +1,7 @@
 package dev.sluice.localstack.provision;
 
+import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
-import dev.sluice.lambda.EnvironmentNames;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,4 +1,4 @@
-package dev.sluice.lambda;
+package dev.sluice.core.definition;
 
 import java.util.Locale;
 
@@ -38,7 +38,7 @@ public final class EnvironmentNames {
         return QUEUE_URL_PREFIX + upperSnake(logicalName);
     }
 
-    static String upperSnake(String logicalName) {
+    public static String upperSnake(String logicalName) {
         return logicalName.toUpperCase(Locale.ROOT).replace('-', '_');
     }
 }

@@ -1,0 +1,193 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.BatchingDefinition;
+import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.core.definition.FailureDefinition;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.ArnComponents;
+import software.amazon.awscdk.ArnFormat;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.iam.ServicePrincipal;
+import software.amazon.awscdk.services.kinesis.Stream;
+import software.amazon.awscdk.services.lambda.Architecture;
+import software.amazon.awscdk.services.lambda.Code;
+import software.amazon.awscdk.services.lambda.Function;
+import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.lambda.StartingPosition;
+import software.amazon.awscdk.services.lambda.eventsources.KinesisEventSource;
+import software.amazon.awscdk.services.lambda.eventsources.KinesisEventSourceProps;
+import software.amazon.awscdk.services.lambda.eventsources.SqsDlq;
+import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.logs.RetentionDays;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.constructs.Construct;
+
+/**
+ * A {@code consumer: lambda} stage: its function, the function's KMS-encrypted log group and the
+ * Kinesis event-source mapping that feeds it.
+ *
+ * <p>The function gets read access to its input stream (through the event source), write access to
+ * the tables it sinks to, read and put (no delete) access to its lake prefixes, and send access to
+ * its dead-letter queue, which also
+ * receives the event-source mapping's on-failure records (batches given up after the retries). Its
+ * environment is described in {@link StageEnvironment}.
+ */
+public final class LambdaStage extends Construct {
+
+    /** The method of the stage's handler class the runtime invokes. */
+    public static final String HANDLER_METHOD = "handleRequest";
+
+    /** Memory of every stage function; Lambda's CPU share grows with it. */
+    public static final int MEMORY_MB = 1024;
+
+    /** Timeout of one invocation, that is of one batch. */
+    public static final Duration TIMEOUT = Duration.minutes(1);
+
+    /** Retention of the function's log group. */
+    public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+    /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
+    private static final List<String> LOGS_KEY_ACTIONS =
+            List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
+
+    private final String stageName;
+    private final LogGroup logGroup;
+    private final Function function;
+    private final KinesisEventSource eventSource;
+    private final Queue deadLetterQueue;
+
+    LambdaStage(PipelineStack stack, String stageName, StageDefinition stage, Code code) {
+        super(stack, "Stage" + LogicalNames.pascal(stageName));
+        this.stageName = stageName;
+        String pipeline = stack.getDefinition().pipeline();
+        Stream input = stack.getStream(stage.input());
+        this.deadLetterQueue = stack.getQueue(stage.failure().deadLetterQueue());
+
+        this.logGroup = logGroup(stack, "/sluice/" + pipeline + "/" + stageName);
+
+        Map<String, String> environment = new LinkedHashMap<>();
+        environment.put(EnvironmentNames.PIPELINE, pipeline);
+        environment.put(EnvironmentNames.STAGE, stageName);
+        environment.put(EnvironmentNames.queueUrl(stage.failure().deadLetterQueue()), deadLetterQueue.getQueueUrl());
+        environment.put(StageEnvironment.JAVA_TOOL_OPTIONS, StageEnvironment.JVM_FLAGS);
+        for (SinkDefinition sink : stage.sinks()) {
+            if (sink.kind() == SinkDefinition.Kind.TABLE) {
+                environment.put(
+                        EnvironmentNames.table(sink.table()),
+                        stack.getTable(sink.table()).getTableName());
+            } else {
+                Bucket bucket = stack.getLakeBucket().orElseThrow();
+                environment.put(EnvironmentNames.LAKE_BUCKET, bucket.getBucketName());
+            }
+        }
+
+        this.function = Function.Builder.create(this, "Function")
+                .description("Sluice " + pipeline + "/" + stageName + ": reads " + stage.input())
+                .runtime(Runtime.JAVA_21)
+                .architecture(Architecture.ARM_64)
+                .handler(stage.handler() + "::" + HANDLER_METHOD)
+                .code(code)
+                .memorySize(MEMORY_MB)
+                .timeout(TIMEOUT)
+                .logGroup(logGroup)
+                .environment(environment)
+                .build();
+
+        for (SinkDefinition sink : stage.sinks()) {
+            if (sink.kind() == SinkDefinition.Kind.TABLE) {
+                stack.getTable(sink.table()).grantWriteData(function);
+            } else {
+                // read (to adopt an object left by a crashed attempt) and put, never delete
+                String objects = stack.getDefinition().lakes().get(sink.lake()).prefix() + "*";
+                Bucket bucket = stack.getLakeBucket().orElseThrow();
+                bucket.grantRead(function, objects);
+                bucket.grantPut(function, objects);
+            }
+        }
+        deadLetterQueue.grantSendMessages(function);
+
+        this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
+        function.addEventSource(eventSource);
+    }
+
+    private LogGroup logGroup(PipelineStack stack, String name) {
+        String arn = Stack.of(this)
+                .formatArn(ArnComponents.builder()
+                        .service("logs")
+                        .resource("log-group")
+                        .resourceName(name)
+                        .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
+                        .build());
+        // CloudWatch Logs may use the key for this log group only
+        stack.getEncryptionKey()
+                .grant(
+                        new ServicePrincipal("logs." + Stack.of(this).getRegion() + ".amazonaws.com")
+                                .withConditions(Map.of("ArnEquals", Map.of("kms:EncryptionContext:aws:logs:arn", arn))),
+                        LOGS_KEY_ACTIONS.toArray(String[]::new));
+        // the log group refers to the key, so CloudFormation creates it after the key and its policy
+        return LogGroup.Builder.create(this, "Logs")
+                .logGroupName(name)
+                .encryptionKey(stack.getEncryptionKey())
+                .retention(LOG_RETENTION)
+                .build();
+    }
+
+    private KinesisEventSourceProps eventSourceProps(StageDefinition stage) {
+        BatchingDefinition batching = stage.batching();
+        FailureDefinition failure = stage.failure();
+        KinesisEventSourceProps.Builder props = KinesisEventSourceProps.builder()
+                .startingPosition(startingPosition(stage))
+                .batchSize(batching.batchSize())
+                .maxBatchingWindow(Duration.seconds(batching.batchingWindowSeconds()))
+                .parallelizationFactor(batching.parallelizationFactor())
+                .bisectBatchOnError(failure.bisectOnError())
+                .reportBatchItemFailures(true)
+                .onFailure(new SqsDlq(deadLetterQueue));
+        // -1 (the definition's "forever") is also Lambda's default; the CDK accepts only explicit bounds
+        if (failure.maxRetryAttempts() >= 0) {
+            props.retryAttempts(failure.maxRetryAttempts());
+        }
+        if (failure.maxRecordAgeSeconds() >= 0) {
+            props.maxRecordAge(Duration.seconds(failure.maxRecordAgeSeconds()));
+        }
+        return props.build();
+    }
+
+    private static StartingPosition startingPosition(StageDefinition stage) {
+        return switch (stage.batching().startingPosition()) {
+            case TRIM_HORIZON -> StartingPosition.TRIM_HORIZON;
+            case LATEST -> StartingPosition.LATEST;
+        };
+    }
+
+    /** The stage's name in the pipeline definition. */
+    public String getStageName() {
+        return stageName;
+    }
+
+    /** The stage's function. */
+    public Function getFunction() {
+        return function;
+    }
+
+    /** The function's log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's key. */
+    public LogGroup getLogGroup() {
+        return logGroup;
+    }
+
+    /** The Kinesis event-source mapping feeding the function. */
+    public KinesisEventSource getEventSource() {
+        return eventSource;
+    }
+
+    /** The stage's dead-letter queue. */
+    public Queue getDeadLetterQueue() {
+        return deadLetterQueue;
+    }
+}

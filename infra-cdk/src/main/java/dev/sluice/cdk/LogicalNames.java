@@ -1,0 +1,32 @@
+package dev.sluice.cdk;
+
+import java.util.Locale;
+
+/**
+ * Turns the logical names of a pipeline definition ({@code payments-by-id}: lower-case letters,
+ * digits and {@code -}) into construct ids and environment variable suffixes.
+ */
+final class LogicalNames {
+
+    private LogicalNames() {}
+
+    /** {@code payments-by-id} → {@code PaymentsById}, for construct ids. */
+    static String pascal(String logicalName) {
+        StringBuilder out = new StringBuilder(logicalName.length());
+        boolean upper = true;
+        for (char c : logicalName.toCharArray()) {
+            if (c == '-' || c == '_') {
+                upper = true;
+            } else {
+                out.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return out.toString();
+    }
+
+    /** {@code payments-by-id} → {@code PAYMENTS_BY_ID}, for environment variable names. */
+    static String upperSnake(String logicalName) {
+        return logicalName.replace('-', '_').toUpperCase(Locale.ROOT);
+    }
+}

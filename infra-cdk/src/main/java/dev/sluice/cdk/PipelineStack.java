@@ -1,0 +1,237 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.ConsumerType;
+import dev.sluice.core.definition.LakeDefinition;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.QueueDefinition;
+import dev.sluice.core.definition.StreamDefinition;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.Tags;
+import software.amazon.awscdk.services.dynamodb.Attribute;
+import software.amazon.awscdk.services.dynamodb.AttributeType;
+import software.amazon.awscdk.services.dynamodb.BillingMode;
+import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
+import software.amazon.awscdk.services.dynamodb.Table;
+import software.amazon.awscdk.services.dynamodb.TableEncryption;
+import software.amazon.awscdk.services.kinesis.Stream;
+import software.amazon.awscdk.services.kinesis.StreamEncryption;
+import software.amazon.awscdk.services.kinesis.StreamMode;
+import software.amazon.awscdk.services.kms.Key;
+import software.amazon.awscdk.services.lambda.Code;
+import software.amazon.awscdk.services.s3.BlockPublicAccess;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.amazon.awscdk.services.s3.BucketEncryption;
+import software.amazon.awscdk.services.s3.LifecycleRule;
+import software.amazon.awscdk.services.s3.ObjectOwnership;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.constructs.Construct;
+
+/**
+ * One pipeline's AWS resources, synthesized from its definition: a customer-managed KMS key, the
+ * Kinesis streams, DynamoDB serving tables, the S3 lake bucket, the SQS dead-letter queues and one
+ * Lambda function (with its Kinesis event-source mapping) per {@code consumer: lambda} stage.
+ *
+ * <p>Every resource is encrypted with the pipeline's key. Access is granted with the constructs'
+ * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
+ * ({@code payments-raw} → {@code StreamPaymentsRaw}); physical names are left to CloudFormation and
+ * handed to the functions through {@link StageEnvironment}.
+ */
+public class PipelineStack extends Stack {
+
+    /** The partition key attribute of every serving table; its value comes from the table's {@code key}. */
+    public static final String TABLE_PARTITION_KEY = "pk";
+
+    /** Days a deleted or overwritten lake object stays recoverable as a noncurrent version. */
+    public static final int LAKE_NONCURRENT_VERSION_DAYS = 7;
+
+    /** Days before an unfinished multipart upload to the lake is aborted. */
+    public static final int LAKE_ABORT_MULTIPART_DAYS = 1;
+
+    /** Tag carrying the pipeline's name on every resource of the stack. */
+    public static final String PIPELINE_TAG = "sluice:pipeline";
+
+    /** Tag carrying a stream's classification ({@code restricted}, {@code internal}, {@code public}). */
+    public static final String CLASSIFICATION_TAG = "sluice:classification";
+
+    private final PipelineDefinition definition;
+    private final Key key;
+    private final Map<String, Stream> streams = new LinkedHashMap<>();
+    private final Map<String, Table> tables = new LinkedHashMap<>();
+    private final Map<String, Queue> queues = new LinkedHashMap<>();
+    private final Map<String, LambdaStage> lambdaStages = new LinkedHashMap<>();
+    private final Bucket lakeBucket;
+
+    public PipelineStack(Construct scope, String id, PipelineStackProps props) {
+        super(scope, id, props.stackProps());
+        this.definition = props.definition();
+        String pipeline = definition.pipeline();
+        if (getTemplateOptions().getDescription() == null) {
+            getTemplateOptions().setDescription(description(definition));
+        }
+        Tags.of(this).add(PIPELINE_TAG, pipeline);
+
+        this.key = Key.Builder.create(this, "Key")
+                .description("Sluice pipeline " + pipeline + ": streams, lake, tables, queues and logs")
+                .enableKeyRotation(true)
+                .alias("alias/sluice/" + pipeline)
+                .build();
+
+        definition.streams().forEach((name, stream) -> streams.put(name, stream(name, stream)));
+        definition.tables().forEach((name, table) -> tables.put(name, table(name)));
+        definition.queues().forEach((name, queue) -> queues.put(name, queue(name, queue)));
+        this.lakeBucket = definition.lakes().isEmpty() ? null : lakeBucket(definition.lakes());
+
+        Code code = Code.fromAsset(props.lambdaArtifact().toString());
+        definition.stages().forEach((name, stage) -> {
+            if (stage.consumer() == ConsumerType.LAMBDA) {
+                lambdaStages.put(name, new LambdaStage(this, name, stage, code));
+            }
+        });
+    }
+
+    private Stream stream(String name, StreamDefinition definition) {
+        Stream.Builder builder = Stream.Builder.create(this, "Stream" + LogicalNames.pascal(name))
+                .encryption(StreamEncryption.KMS)
+                .encryptionKey(key)
+                .retentionPeriod(Duration.hours(definition.retentionHours()));
+        if (definition.onDemand()) {
+            builder.streamMode(StreamMode.ON_DEMAND);
+        } else {
+            builder.streamMode(StreamMode.PROVISIONED).shardCount(definition.shards());
+        }
+        Stream stream = builder.build();
+        Tags.of(stream).add(CLASSIFICATION_TAG, definition.classification().yamlName());
+        return stream;
+    }
+
+    private Table table(String name) {
+        return Table.Builder.create(this, "Table" + LogicalNames.pascal(name))
+                .partitionKey(Attribute.builder()
+                        .name(TABLE_PARTITION_KEY)
+                        .type(AttributeType.STRING)
+                        .build())
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .encryption(TableEncryption.CUSTOMER_MANAGED)
+                .encryptionKey(key)
+                .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
+                        .pointInTimeRecoveryEnabled(true)
+                        .build())
+                .build();
+    }
+
+    private Queue queue(String name, QueueDefinition definition) {
+        QueueDefinition queue = definition == null ? new QueueDefinition(null) : definition;
+        return Queue.Builder.create(this, "Queue" + LogicalNames.pascal(name))
+                .encryption(QueueEncryption.KMS)
+                .encryptionMasterKey(key)
+                .retentionPeriod(Duration.days(queue.retentionDays()))
+                .enforceSsl(true)
+                .build();
+    }
+
+    private Bucket lakeBucket(Map<String, LakeDefinition> lakes) {
+        List<LifecycleRule> rules = new ArrayList<>();
+        rules.add(LifecycleRule.builder()
+                .id("abort-incomplete-multipart-uploads")
+                .abortIncompleteMultipartUploadAfter(Duration.days(LAKE_ABORT_MULTIPART_DAYS))
+                .build());
+        lakes.forEach((name, lake) -> {
+            LifecycleRule.Builder rule = LifecycleRule.builder()
+                    .id("lake-" + name)
+                    .prefix(lake.prefix())
+                    .noncurrentVersionExpiration(Duration.days(LAKE_NONCURRENT_VERSION_DAYS));
+            if (lake.retentionDays() != null) {
+                rule.expiration(Duration.days(lake.retentionDays()));
+            }
+            rules.add(rule.build());
+        });
+        return Bucket.Builder.create(this, "LakeBucket")
+                .encryption(BucketEncryption.KMS)
+                .encryptionKey(key)
+                .bucketKeyEnabled(true)
+                .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
+                .objectOwnership(ObjectOwnership.BUCKET_OWNER_ENFORCED)
+                .enforceSsl(true)
+                .minimumTlsVersion(1.2)
+                .versioned(true)
+                .lifecycleRules(rules)
+                .build();
+    }
+
+    private static String description(PipelineDefinition definition) {
+        String text = "Sluice pipeline " + definition.pipeline()
+                + (definition.description().isBlank() ? "" : ": " + definition.description());
+        return text.length() <= 1024 ? text : text.substring(0, 1024);
+    }
+
+    /** The definition this stack was synthesized from. */
+    public PipelineDefinition getDefinition() {
+        return definition;
+    }
+
+    /** The pipeline's customer-managed key (rotation on) encrypting all of its data at rest. */
+    public Key getEncryptionKey() {
+        return key;
+    }
+
+    /** The Kinesis streams by logical name, in declaration order. */
+    public Map<String, Stream> getStreams() {
+        return Collections.unmodifiableMap(streams);
+    }
+
+    /** The stream with this logical name. */
+    public Stream getStream(String logicalName) {
+        return lookup(streams, logicalName, "stream");
+    }
+
+    /** The DynamoDB serving tables by logical name, in declaration order. */
+    public Map<String, Table> getTables() {
+        return Collections.unmodifiableMap(tables);
+    }
+
+    /** The table with this logical name. */
+    public Table getTable(String logicalName) {
+        return lookup(tables, logicalName, "table");
+    }
+
+    /** The SQS dead-letter queues by logical name, in declaration order. */
+    public Map<String, Queue> getQueues() {
+        return Collections.unmodifiableMap(queues);
+    }
+
+    /** The queue with this logical name. */
+    public Queue getQueue(String logicalName) {
+        return lookup(queues, logicalName, "queue");
+    }
+
+    /** The bucket holding every lake prefix of the pipeline; empty when it declares no lakes. */
+    public Optional<Bucket> getLakeBucket() {
+        return Optional.ofNullable(lakeBucket);
+    }
+
+    /** The {@code consumer: lambda} stages by stage name, in declaration order. */
+    public Map<String, LambdaStage> getLambdaStages() {
+        return Collections.unmodifiableMap(lambdaStages);
+    }
+
+    /** The Lambda stage with this name. */
+    public LambdaStage getLambdaStage(String stageName) {
+        return lookup(lambdaStages, stageName, "lambda stage");
+    }
+
+    private <T> T lookup(Map<String, T> resources, String name, String kind) {
+        return Objects.requireNonNull(
+                resources.get(name),
+                () -> "pipeline '" + definition.pipeline() + "' has no " + kind + " '" + name + "' (" + kind + "s: "
+                        + resources.keySet() + ")");
+    }
+}

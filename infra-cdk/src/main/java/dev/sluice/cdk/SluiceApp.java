@@ -1,0 +1,101 @@
+package dev.sluice.cdk;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.AppProps;
+
+/**
+ * The CDK app: one {@link PipelineStack} per {@code pipelines/*.yaml}, named {@code
+ * sluice-<pipeline>}.
+ *
+ * <p>Inputs:
+ *
+ * <ul>
+ *   <li>the repository root, from {@code -Dsluice.root} or found by walking up to {@code
+ *       pipelines/} ({@link SluiceRoot});
+ *   <li>the context value {@value #LAMBDA_ARTIFACT_CONTEXT}: path of the Lambda deployment zip. The
+ *       CDK CLI sets it with {@code -c sluice:lambdaArtifact=PATH}; otherwise {@code
+ *       -Dsluice.lambdaArtifact} (which the Maven build sets to {@code
+ *       functions/lambda/target/sluice-lambda-<version>-lambda.zip}) is the default;
+ *   <li>the output folder: {@code CDK_OUTDIR} when the CDK CLI runs the app, else {@code
+ *       -Dsluice.cdk.outdir}, else {@code cdk.out}.
+ * </ul>
+ */
+public final class SluiceApp {
+
+    /** Context key holding the path of the Lambda deployment zip. */
+    public static final String LAMBDA_ARTIFACT_CONTEXT = "sluice:lambdaArtifact";
+
+    /** System property giving the default of {@value #LAMBDA_ARTIFACT_CONTEXT}. */
+    public static final String LAMBDA_ARTIFACT_PROPERTY = "sluice.lambdaArtifact";
+
+    /** System property naming the output folder when the CDK CLI does not set {@code CDK_OUTDIR}. */
+    public static final String OUTDIR_PROPERTY = "sluice.cdk.outdir";
+
+    /** Prefix of every stack's name. */
+    public static final String STACK_PREFIX = "sluice-";
+
+    private SluiceApp() {}
+
+    public static void main(String[] args) {
+        Path root = SluiceRoot.locate();
+        AppProps.Builder props = AppProps.builder();
+        Map<String, Object> defaults = new HashMap<>();
+        String artifact = System.getProperty(LAMBDA_ARTIFACT_PROPERTY);
+        if (artifact != null && !artifact.isBlank()) {
+            defaults.put(LAMBDA_ARTIFACT_CONTEXT, artifact);
+        }
+        props.context(defaults); // context given to the CDK CLI (-c, cdk.json) overrides these
+        if (System.getenv("CDK_OUTDIR") == null) {
+            props.outdir(System.getProperty(OUTDIR_PROPERTY, "cdk.out"));
+        }
+        App app = new App(props.build());
+        List<PipelineStack> stacks = addPipelines(app, root);
+        app.synth();
+        System.out.println("Synthesized " + stacks.size() + " pipeline stack(s) into " + app.getOutdir() + ": "
+                + stacks.stream().map(PipelineStack::getStackName).toList());
+    }
+
+    /**
+     * Adds one stack per {@code pipelines/*.yaml} under {@code root} to the app.
+     *
+     * @throws IllegalStateException when {@value #LAMBDA_ARTIFACT_CONTEXT} is not set or names no file
+     */
+    public static List<PipelineStack> addPipelines(App app, Path root) {
+        Path artifact = lambdaArtifact(app);
+        DefinitionLoader loader =
+                new DefinitionLoader(SchemaCatalog.fromDirectory(root.resolve("schemas"), new ObjectMapper()));
+        List<PipelineStack> stacks = new ArrayList<>();
+        for (PipelineDefinition definition : loader.loadAll(root.resolve("pipelines"))) {
+            stacks.add(new PipelineStack(
+                    app, STACK_PREFIX + definition.pipeline(), new PipelineStackProps(definition, artifact, null)));
+        }
+        return stacks;
+    }
+
+    /** The Lambda deployment zip named by the {@value #LAMBDA_ARTIFACT_CONTEXT} context value. */
+    static Path lambdaArtifact(App app) {
+        Object value = app.getNode().tryGetContext(LAMBDA_ARTIFACT_CONTEXT);
+        if (value == null || value.toString().isBlank()) {
+            throw new IllegalStateException("context value " + LAMBDA_ARTIFACT_CONTEXT
+                    + " is not set: pass -c " + LAMBDA_ARTIFACT_CONTEXT + "=PATH to the CDK CLI, or run"
+                    + " ./mvnw -pl infra-cdk exec:java, which defaults it to the functions/lambda build");
+        }
+        Path artifact = Path.of(value.toString()).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(artifact)) {
+            throw new IllegalStateException("the Lambda artifact " + artifact + " (context " + LAMBDA_ARTIFACT_CONTEXT
+                    + ") does not exist: build it with ./mvnw -B -pl functions/lambda -am package -DskipTests,"
+                    + " or point " + LAMBDA_ARTIFACT_CONTEXT + " at an existing zip");
+        }
+        return artifact;
+    }
+}

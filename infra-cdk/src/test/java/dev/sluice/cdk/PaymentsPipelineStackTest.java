@@ -1,0 +1,305 @@
+package dev.sluice.cdk;
+
+import static dev.sluice.cdk.TestApps.getAtt;
+import static dev.sluice.cdk.TestApps.ref;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.StreamDefinition;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Match;
+import software.amazon.awscdk.assertions.Template;
+
+/** The stack synthesized from {@code pipelines/payments.yaml}; one synth shared by every test. */
+class PaymentsPipelineStackTest {
+
+    @TempDir
+    static Path dir;
+
+    private static PipelineStack stack;
+    private static PipelineDefinition definition;
+    private static Template template;
+
+    @BeforeAll
+    static void synthesize() throws Exception {
+        App app = TestApps.app(dir);
+        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        stack = stacks.stream()
+                .filter(s -> s.getDefinition().pipeline().equals("payments"))
+                .findFirst()
+                .orElseThrow();
+        definition = stack.getDefinition();
+        template = Template.fromStack(stack);
+    }
+
+    @Test
+    void stackIsNamedAfterThePipeline() {
+        assertThat(stack.getStackName()).isEqualTo("sluice-payments");
+    }
+
+    @Test
+    void synthesizesExactlyTheDeclaredStreamsTablesAndQueues() {
+        assertThat(definition.streams()).hasSize(1);
+        assertThat(definition.tables()).hasSize(1);
+        assertThat(definition.queues()).hasSize(1);
+        template.resourceCountIs("AWS::Kinesis::Stream", definition.streams().size());
+        template.resourceCountIs("AWS::DynamoDB::Table", definition.tables().size());
+        template.resourceCountIs("AWS::SQS::Queue", definition.queues().size());
+        template.resourceCountIs("AWS::S3::Bucket", 1);
+        template.resourceCountIs("AWS::Lambda::Function", 1);
+        template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
+        template.resourceCountIs("AWS::KMS::Key", 1);
+    }
+
+    @Test
+    void keyIsCustomerManagedWithRotation() {
+        template.hasResourceProperties("AWS::KMS::Key", Map.of("EnableKeyRotation", true));
+    }
+
+    @Test
+    void streamIsEncryptedWithThePipelineKeyAndHasTheDeclaredShardsAndRetention() {
+        StreamDefinition declared = definition.stream("payments-raw");
+        assertThat(declared.shards()).isEqualTo(2);
+        assertThat(declared.retentionHours()).isEqualTo(24);
+        template.hasResourceProperties(
+                "AWS::Kinesis::Stream",
+                Map.of(
+                        "ShardCount",
+                        2,
+                        "RetentionPeriodHours",
+                        24,
+                        "StreamModeDetails",
+                        Map.of("StreamMode", "PROVISIONED"),
+                        "StreamEncryption",
+                        Map.of("EncryptionType", "KMS", "KeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+    }
+
+    @Test
+    void eventSourceMappingCarriesTheStageBatchingAndFailurePolicy() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        template.hasResourceProperties(
+                "AWS::Lambda::EventSourceMapping",
+                Map.ofEntries(
+                        Map.entry("EventSourceArn", getAtt(stack.getStream("payments-raw"), "Arn")),
+                        Map.entry("FunctionName", ref(validate.getFunction())),
+                        Map.entry("BatchSize", 100),
+                        Map.entry("MaximumBatchingWindowInSeconds", 1),
+                        Map.entry("ParallelizationFactor", 1),
+                        Map.entry("StartingPosition", "TRIM_HORIZON"),
+                        Map.entry("BisectBatchOnFunctionError", true),
+                        Map.entry("MaximumRetryAttempts", 3),
+                        Map.entry("MaximumRecordAgeInSeconds", 3600),
+                        Map.entry("FunctionResponseTypes", List.of("ReportBatchItemFailures")),
+                        Map.entry(
+                                "DestinationConfig",
+                                Map.of(
+                                        "OnFailure",
+                                        Map.of("Destination", getAtt(stack.getQueue("payments-dlq"), "Arn"))))));
+    }
+
+    @Test
+    void functionRunsTheStageHandlerOnJava21WithAnEncryptedLogGroup() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        template.hasResourceProperties(
+                "AWS::Lambda::Function",
+                Match.objectLike(Map.of(
+                        "Runtime", "java21",
+                        "Handler", "dev.sluice.lambda.KinesisStageHandler::handleRequest",
+                        "LoggingConfig", Map.of("LogGroup", ref(validate.getLogGroup())))));
+        template.hasResourceProperties(
+                "AWS::Logs::LogGroup",
+                Map.of(
+                        "LogGroupName",
+                        "/sluice/payments/validate",
+                        "KmsKeyId",
+                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        "RetentionInDays",
+                        30));
+    }
+
+    @Test
+    void functionEnvironmentHoldsResourceNamesOnly() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        Map<String, Object> environment = environment(TestApps.logicalId(validate.getFunction()));
+        assertThat(environment)
+                .containsOnlyKeys(
+                        "SLUICE_PIPELINE",
+                        "SLUICE_STAGE",
+                        "SLUICE_TABLE_PAYMENTS_BY_ID",
+                        "SLUICE_LAKE_BUCKET",
+                        "SLUICE_QUEUE_URL_PAYMENTS_DLQ",
+                        "JAVA_TOOL_OPTIONS")
+                .containsEntry("SLUICE_PIPELINE", "payments")
+                .containsEntry("SLUICE_STAGE", "validate")
+                .containsEntry("SLUICE_TABLE_PAYMENTS_BY_ID", ref(stack.getTable("payments-by-id")))
+                .containsEntry("SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow()))
+                .containsEntry("SLUICE_QUEUE_URL_PAYMENTS_DLQ", ref(stack.getQueue("payments-dlq")));
+    }
+
+    @Test
+    void noFunctionEnvironmentHoldsSecretLookingValues() {
+        Map<String, Map<String, Object>> functions = template.findResources("AWS::Lambda::Function");
+        assertThat(functions).isNotEmpty();
+        List<String> findings = new ArrayList<>();
+        functions
+                .keySet()
+                .forEach(id -> SecretLookingValues.in(environment(id)).forEach(f -> findings.add(id + " " + f)));
+        assertThat(findings).isEmpty();
+    }
+
+    @Test
+    void tableIsKeyedByPkOnDemandWithTheCmkAndPointInTimeRecovery() {
+        template.hasResourceProperties(
+                "AWS::DynamoDB::Table",
+                Map.of(
+                        "KeySchema",
+                        List.of(Map.of("AttributeName", "pk", "KeyType", "HASH")),
+                        "AttributeDefinitions",
+                        List.of(Map.of("AttributeName", "pk", "AttributeType", "S")),
+                        "BillingMode",
+                        "PAY_PER_REQUEST",
+                        "SSESpecification",
+                        Map.of(
+                                "SSEEnabled",
+                                true,
+                                "SSEType",
+                                "KMS",
+                                "KMSMasterKeyId",
+                                getAtt(stack.getEncryptionKey(), "Arn")),
+                        "PointInTimeRecoverySpecification",
+                        Map.of("PointInTimeRecoveryEnabled", true)));
+    }
+
+    @Test
+    void queueIsEncryptedWithTheCmkAndKeepsMessagesForTheDeclaredDays() {
+        assertThat(definition.queues().get("payments-dlq").retentionDays()).isEqualTo(14);
+        template.hasResourceProperties(
+                "AWS::SQS::Queue",
+                Map.of(
+                        "KmsMasterKeyId",
+                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        "MessageRetentionPeriod",
+                        14 * 24 * 3600));
+    }
+
+    @Test
+    void lakeBucketIsPrivateVersionedAndKmsEncryptedWithABucketKey() {
+        template.hasResourceProperties(
+                "AWS::S3::Bucket",
+                Match.objectLike(Map.of(
+                        "BucketEncryption",
+                        Map.of(
+                                "ServerSideEncryptionConfiguration",
+                                List.of(Map.of(
+                                        "BucketKeyEnabled",
+                                        true,
+                                        "ServerSideEncryptionByDefault",
+                                        Map.of(
+                                                "SSEAlgorithm",
+                                                "aws:kms",
+                                                "KMSMasterKeyID",
+                                                getAtt(stack.getEncryptionKey(), "Arn"))))),
+                        "PublicAccessBlockConfiguration",
+                        Map.of(
+                                "BlockPublicAcls", true,
+                                "BlockPublicPolicy", true,
+                                "IgnorePublicAcls", true,
+                                "RestrictPublicBuckets", true),
+                        "VersioningConfiguration",
+                        Map.of("Status", "Enabled"))));
+    }
+
+    @Test
+    void lakePrefixExpiresAfterItsRetentionDays() {
+        template.hasResourceProperties(
+                "AWS::S3::Bucket",
+                Match.objectLike(Map.of(
+                        "LifecycleConfiguration",
+                        Map.of(
+                                "Rules",
+                                Match.arrayWith(List.of(Match.objectLike(Map.of(
+                                        "Prefix", "payments/",
+                                        "ExpirationInDays", 365,
+                                        "Status", "Enabled"))))))));
+    }
+
+    @Test
+    void lakeBucketDeniesRequestsWithoutTls() {
+        template.hasResourceProperties(
+                "AWS::S3::BucketPolicy",
+                Map.of(
+                        "Bucket",
+                        ref(stack.getLakeBucket().orElseThrow()),
+                        "PolicyDocument",
+                        Match.objectLike(Map.of(
+                                "Statement",
+                                Match.arrayWith(List.of(Match.objectLike(Map.of(
+                                        "Effect",
+                                        "Deny",
+                                        "Principal",
+                                        Map.of("AWS", "*"),
+                                        "Action",
+                                        "s3:*",
+                                        "Condition",
+                                        Map.of("Bool", Map.of("aws:SecureTransport", "false"))))))))));
+    }
+
+    @Test
+    void identityPoliciesNameNoWildcardResource() {
+        Map<String, Map<String, Object>> policies = template.findResources("AWS::IAM::Policy");
+        assertThat(policies).isNotEmpty();
+        List<Object> resources = new ArrayList<>();
+        policies.values()
+                .forEach(policy -> statements(policy).forEach(statement -> {
+                    Object resource = statement.get("Resource");
+                    if (resource instanceof List<?> list) {
+                        resources.addAll(list);
+                    } else {
+                        resources.add(resource);
+                    }
+                }));
+        assertThat(resources).isNotEmpty().doesNotContain("*");
+    }
+
+    @Test
+    void functionMayReadAndPutLakeObjectsButNotDeleteThem() {
+        List<Object> actions = new ArrayList<>();
+        template.findResources("AWS::IAM::Policy")
+                .values()
+                .forEach(policy -> statements(policy).forEach(statement -> {
+                    Object action = statement.get("Action");
+                    if (action instanceof List<?> list) {
+                        actions.addAll(list);
+                    } else {
+                        actions.add(action);
+                    }
+                }));
+        assertThat(actions)
+                .contains("s3:PutObject", "s3:GetObject*", "dynamodb:PutItem", "sqs:SendMessage", "kinesis:GetRecords")
+                .noneMatch(action -> action.toString().startsWith("s3:Delete"))
+                .noneMatch(action -> action.toString().equals("dynamodb:Scan"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> environment(String functionLogicalId) {
+        Map<String, Object> function =
+                template.findResources("AWS::Lambda::Function").get(functionLogicalId);
+        Map<String, Object> properties = (Map<String, Object>) function.get("Properties");
+        Map<String, Object> environment = (Map<String, Object>) properties.get("Environment");
+        return (Map<String, Object>) environment.get("Variables");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> statements(Map<String, Object> policy) {
+        Map<String, Object> properties = (Map<String, Object>) policy.get("Properties");
+        Map<String, Object> document = (Map<String, Object>) properties.get("PolicyDocument");
+        return (List<Map<String, Object>>) document.get("Statement");
+    }
+}

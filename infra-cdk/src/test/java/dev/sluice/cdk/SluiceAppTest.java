@@ -1,0 +1,60 @@
+package dev.sluice.cdk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.AppProps;
+
+class SluiceAppTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyPipelineDefinitionBecomesOneStack() throws IOException {
+        Path root = SluiceRoot.locate();
+        List<String> pipelines;
+        try (Stream<Path> files = Files.list(root.resolve("pipelines"))) {
+            pipelines = files.map(f -> f.getFileName().toString())
+                    .filter(name -> name.endsWith(".yaml"))
+                    .map(name -> "sluice-" + name.substring(0, name.length() - ".yaml".length()))
+                    .toList();
+        }
+        assertThat(pipelines).contains("sluice-payments");
+
+        List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), root);
+
+        assertThat(stacks).extracting(PipelineStack::getStackName).containsExactlyInAnyOrderElementsOf(pipelines);
+    }
+
+    @Test
+    void missingArtifactContextIsReportedWithTheWayToSetIt() {
+        App app = new App(AppProps.builder().outdir(dir.toString()).build());
+        assertThatThrownBy(() -> SluiceApp.addPipelines(app, SluiceRoot.locate()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sluice:lambdaArtifact is not set")
+                .hasMessageContaining("-c sluice:lambdaArtifact=PATH");
+    }
+
+    @Test
+    void artifactThatDoesNotExistIsReportedWithItsPath() {
+        Path missing = dir.resolve("no-such-lambda.zip");
+        App app = new App(AppProps.builder()
+                .outdir(dir.toString())
+                .context(Map.of(SluiceApp.LAMBDA_ARTIFACT_CONTEXT, missing.toString()))
+                .build());
+        assertThatThrownBy(() -> SluiceApp.addPipelines(app, SluiceRoot.locate()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(missing.toString())
+                .hasMessageContaining("does not exist");
+    }
+}
