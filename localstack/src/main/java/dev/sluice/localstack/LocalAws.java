@@ -3,6 +3,7 @@ package dev.sluice.localstack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -80,6 +83,7 @@ public final class LocalAws implements AutoCloseable {
     private static final Duration POLL_INTERVAL = Duration.ofMillis(25);
     private static final String LOOPBACK = "127.0.0.1";
     private static final String EMULATOR_DURATION = "100ms";
+    private static final Pattern LOG_NAME = Pattern.compile("(?:kinesis-mock|dynalite)-([0-9]+)-[0-9]+\\.log");
     private static final String TERM_GRACE_ENV = "WITH_PARENT_TERM_GRACE_MS";
     private static final Duration WAITER_DELAY = Duration.ofMillis(50);
     private static final Duration WAITER_TIMEOUT = Duration.ofSeconds(60);
@@ -148,6 +152,7 @@ public final class LocalAws implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the log directory " + logs, e);
         }
+        pruneOldLogs(logs);
         LocalAws aws = new LocalAws(options, localstack, logs);
         Runtime.getRuntime().addShutdownHook(aws.shutdownHook);
         try {
@@ -383,6 +388,9 @@ public final class LocalAws implements AutoCloseable {
             } catch (SdkException e) {
                 lastError = e;
                 return false;
+            }
+            if (!current.isAlive()) {
+                return false; // something else answered on its port; the next poll handles the exit
             }
             startupMillis.put(current.emulator(), millisSince(current.launchedNanos()));
             return true;
@@ -723,6 +731,25 @@ public final class LocalAws implements AutoCloseable {
                     .append(endpoint(emulator));
         }
         return summary.toString();
+    }
+
+    /** Deletes Node emulator logs of stacks whose JVM is gone and that are older than a day. */
+    private static void pruneOldLogs(Path logs) {
+        long cutoff = System.currentTimeMillis() - Duration.ofDays(1).toMillis();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(logs, "*.log")) {
+            for (Path file : files) {
+                Matcher name = LOG_NAME.matcher(file.getFileName().toString());
+                if (name.matches()
+                        && ProcessHandle.of(Long.parseLong(name.group(1)))
+                                .filter(ProcessHandle::isAlive)
+                                .isEmpty()
+                        && Files.getLastModifiedTime(file).toMillis() < cutoff) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("could not prune old logs in {}", logs, e);
+        }
     }
 
     private Path createDirectory(Path dir) {

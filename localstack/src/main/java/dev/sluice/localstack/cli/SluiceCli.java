@@ -28,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -390,9 +389,5 @@ public final class SluiceCli {
                 .localstackDirectory(root.resolve("localstack"))
                 .logDirectory(root.resolve("localstack/.run/logs"))
                 .build();
-    }
-
-    static String usage() {
-        return Arrays.stream(USAGE.split("\n")).collect(Collectors.joining("\n"));
     }
 }
