@@ -1,10 +1,9 @@
 package dev.sluice.cdk;
 
-import java.util.Locale;
-
 /**
  * Turns the logical names of a pipeline definition ({@code payments-by-id}: lower-case letters,
- * digits and {@code -}) into construct ids and environment variable suffixes.
+ * digits and {@code -}) into construct ids. Environment variable names come from
+ * {@link dev.sluice.core.definition.EnvironmentNames}.
  */
 final class LogicalNames {
 
@@ -23,10 +22,5 @@ final class LogicalNames {
             }
         }
         return out.toString();
-    }
-
-    /** {@code payments-by-id} → {@code PAYMENTS_BY_ID}, for environment variable names. */
-    static String upperSnake(String logicalName) {
-        return logicalName.replace('-', '_').toUpperCase(Locale.ROOT);
     }
 }
