@@ -4,6 +4,7 @@ import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepType;
 import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;
@@ -15,6 +16,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One pipeline deployed on the local stack: its resources provisioned, a function per
@@ -23,9 +26,12 @@ import java.util.Optional;
  */
 public final class LocalPipeline implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LocalPipeline.class);
+
     private final LocalAws aws;
     private final PipelineResources resources;
     private final Path repository;
+    private final Path secrets;
     private final Map<String, LocalFunction> functions = new LinkedHashMap<>();
     private final Map<String, LocalEventSourceMapping> mappings = new LinkedHashMap<>();
 
@@ -33,6 +39,8 @@ public final class LocalPipeline implements AutoCloseable {
         this.aws = aws;
         this.resources = resources;
         this.repository = repository;
+        this.secrets = LocalSecrets.ensure(
+                aws.options().logDirectory().map(Path::getParent).orElse(null));
     }
 
     /**
@@ -44,14 +52,24 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public static LocalPipeline provision(
             LocalAws aws, PipelineDefinition pipeline, ResourceNames names, Path repository) {
-        for (var stage : pipeline.stages().entrySet()) {
-            if (stage.getValue().consumer() != ConsumerType.LAMBDA) {
-                throw new IllegalArgumentException("stage '" + stage.getKey() + "' of pipeline '" + pipeline.pipeline()
-                        + "' has consumer " + stage.getValue().consumer().yamlName()
-                        + ": the local stack runs only lambda stages so far");
-            }
-        }
         return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository);
+    }
+
+    /**
+     * The stages this local stack does not run yet, with why: {@code consumer: kcl} stages (local KCL
+     * workers come with the KCL service) and stages that aggregate (the aggregate sink comes with
+     * the exactly-once work).
+     */
+    public Map<String, String> notRunLocally() {
+        Map<String, String> skipped = new LinkedHashMap<>();
+        resources.definition().stages().forEach((name, stage) -> {
+            if (stage.consumer() != ConsumerType.LAMBDA) {
+                skipped.put(name, "consumer " + stage.consumer().yamlName() + " is not run locally yet");
+            } else if (stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE)) {
+                skipped.put(name, "its aggregate sink is not built yet");
+            }
+        });
+        return skipped;
     }
 
     /** Loads every stage's function and starts its event-source mapping. */
@@ -64,7 +82,12 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public LocalPipeline start(Optional<Duration> batchingWindow) {
         PipelineDefinition pipeline = resources.definition();
+        Map<String, String> skipped = notRunLocally();
+        skipped.forEach((name, why) -> LOG.warn("stage {}/{} is not started: {}", pipeline.pipeline(), name, why));
         pipeline.stages().forEach((name, stage) -> {
+            if (skipped.containsKey(name)) {
+                return;
+            }
             LocalFunction function = function(name);
             MappingConfig config = MappingConfig.from(
                     functionName(name),
@@ -110,6 +133,7 @@ public final class LocalPipeline implements AutoCloseable {
                     repository.resolve("pipelines").toString());
             env.put(EnvironmentNames.SCHEMAS_DIR, repository.resolve("schemas").toString());
         }
+        env.put(EnvironmentNames.SECRETS_DIR, secrets.toString());
         return env;
     }
 

@@ -13,7 +13,9 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -48,6 +50,14 @@ public final class AwsClients implements AutoCloseable {
 
     public SqsClient sqs() {
         return configure(SqsClient.builder(), "SQS").build();
+    }
+
+    public KinesisClient kinesis() {
+        return configure(KinesisClient.builder(), "KINESIS").build();
+    }
+
+    public SecretsManagerClient secretsManager() {
+        return configure(SecretsManagerClient.builder(), "SECRETSMANAGER").build();
     }
 
     private <

@@ -6,32 +6,47 @@ import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepType;
+import dev.sluice.core.enrich.ReferenceCache;
+import dev.sluice.core.enrich.ReferenceLoader;
+import dev.sluice.core.pii.CachingSecretProvider;
+import dev.sluice.core.pii.FileSecretProvider;
+import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.StageChain;
+import dev.sluice.core.stage.StageServices;
+import dev.sluice.lambda.secrets.SecretsManagerSecretProvider;
+import dev.sluice.lambda.sink.DynamoDbReferenceLoader;
 import dev.sluice.lambda.sink.DynamoDbStateSink;
+import dev.sluice.lambda.sink.KinesisStreamSink;
 import dev.sluice.lambda.sink.S3LakeSink;
+import dev.sluice.lambda.sink.S3ReferenceLoader;
 import dev.sluice.lambda.sink.SqsDeadLetterSink;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
  * Everything a stage needs at run time, wired once per function instance from its environment: the
- * definition, the compiled chain, the SDK clients and the sinks.
+ * definition, the compiled chain, the SDK clients, secrets, reference caches and the sinks.
  *
  * @param pipeline the pipeline's definition
  * @param stageName the stage this function runs
  * @param processor the chain and its sinks
  */
 public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchProcessor processor) {
+
+    /** How long a secret read from Secrets Manager is reused before it is read again. */
+    static final Duration SECRET_TTL = Duration.ofMinutes(15);
 
     /** The JSON mapper every stage uses: decimals stay exact. */
     public static ObjectMapper mapper() {
@@ -55,6 +70,10 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
                 : definitions.loadResource(loader, pipelineName);
         StageDefinition stage = pipeline.stage(stageName);
+        if (stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE)) {
+            throw new IllegalStateException("stage '" + stageName + "' aggregates, and the DynamoDB aggregate sink is"
+                    + " not built yet: run it once the exactly-once aggregate sink lands");
+        }
 
         AwsClients clients = new AwsClients(env);
         ExecutorService writers = Executors.newFixedThreadPool(8, runnable -> {
@@ -62,26 +81,83 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
             thread.setDaemon(true);
             return thread;
         });
-        List<EventSink> sinks = new ArrayList<>();
+        Map<String, EventSink> sinks = new LinkedHashMap<>();
         for (SinkDefinition sink : stage.sinks()) {
-            switch (sink.kind()) {
-                case LAKE -> {
-                    LakeDefinition lake = pipeline.lakes().get(sink.lake());
-                    sinks.add(new S3LakeSink(clients.s3(), required(env, EnvironmentNames.LAKE_BUCKET), lake.prefix()));
-                }
-                case TABLE ->
-                    sinks.add(new DynamoDbStateSink(
-                            clients.dynamoDb(),
-                            required(env, EnvironmentNames.table(sink.table())),
-                            pipeline.tables().get(sink.table()).key(),
-                            writers));
-            }
+            sinks.put(
+                    sink.target(),
+                    switch (sink.kind()) {
+                        case LAKE -> {
+                            LakeDefinition lake = pipeline.lakes().get(sink.lake());
+                            yield new S3LakeSink(
+                                    clients.s3(), required(env, EnvironmentNames.LAKE_BUCKET), lake.prefix());
+                        }
+                        case TABLE ->
+                            new DynamoDbStateSink(
+                                    clients.dynamoDb(),
+                                    required(env, EnvironmentNames.table(sink.table())),
+                                    pipeline.tables().get(sink.table()).key(),
+                                    writers);
+                        case STREAM ->
+                            new KinesisStreamSink(
+                                    clients.kinesis(),
+                                    required(env, EnvironmentNames.stream(sink.stream())),
+                                    pipeline.stream(sink.stream()).partitionKey());
+                    });
         }
+        Map<String, ReferenceCache> references = new LinkedHashMap<>();
+        stage.steps().stream()
+                .filter(s -> s.type() == StepType.ENRICH)
+                .map(s -> s.option("reference"))
+                .distinct()
+                .forEach(name -> references.put(name, reference(env, clients, pipeline, name, mapper)));
+        boolean masks = stage.steps().stream().anyMatch(s -> s.type() == StepType.MASK);
+        SecretProvider secrets = masks ? secrets(env, clients) : null;
+
         String dlq = stage.failure().deadLetterQueue();
         SqsDeadLetterSink deadLetters = new SqsDeadLetterSink(
                 clients.sqs(), required(env, EnvironmentNames.queueUrl(dlq)), pipelineName, stageName, mapper);
-        StageChain chain = StageChain.compile(pipeline, stageName, schemas, mapper, Clock.systemUTC());
-        return new StageRuntime(pipeline, stageName, new BatchProcessor(chain, sinks, deadLetters));
+        StageChain chain = StageChain.compile(
+                pipeline, stageName, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, references));
+        return new StageRuntime(pipeline, stageName, new BatchProcessor(chain, sinks, null, deadLetters));
+    }
+
+    private static ReferenceCache reference(
+            Map<String, String> env,
+            AwsClients clients,
+            PipelineDefinition pipeline,
+            String name,
+            ObjectMapper mapper) {
+        ReferenceDefinition reference = pipeline.references().get(name);
+        ReferenceLoader loader = reference.table() != null
+                ? new DynamoDbReferenceLoader(
+                        clients.dynamoDb(),
+                        required(env, EnvironmentNames.table(reference.table())),
+                        reference.key(),
+                        mapper)
+                : new S3ReferenceLoader(
+                        clients.s3(),
+                        required(env, EnvironmentNames.LAKE_BUCKET),
+                        reference.object(),
+                        reference.key(),
+                        mapper);
+        return new ReferenceCache(
+                name,
+                loader,
+                reference.maxEntries(),
+                Duration.ofSeconds(reference.refreshSeconds()),
+                Clock.systemUTC());
+    }
+
+    /** Local runs read secret files; in AWS secrets come from Secrets Manager, cached. */
+    private static SecretProvider secrets(Map<String, String> env, AwsClients clients) {
+        if (env.containsKey(EnvironmentNames.SECRETS_DIR)) {
+            return new FileSecretProvider(Path.of(env.get(EnvironmentNames.SECRETS_DIR)));
+        }
+        return new CachingSecretProvider(
+                new SecretsManagerSecretProvider(
+                        clients.secretsManager(), name -> required(env, EnvironmentNames.secretId(name))),
+                SECRET_TTL,
+                Clock.systemUTC());
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -19,6 +19,7 @@ import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
+import dev.sluice.core.stage.StageServices;
 import java.io.InputStream;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -57,7 +58,15 @@ class KinesisStageHandlerTest {
         ClassLoader loader = KinesisStageHandlerTest.class.getClassLoader();
         SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
         PipelineDefinition payments = new DefinitionLoader(schemas).loadResource(loader, "payments");
-        StageChain chain = StageChain.compile(payments, "validate", schemas, mapper, Clock.systemUTC());
+        StageChain chain = StageChain.compile(
+                payments,
+                "validate",
+                new StageServices(
+                        schemas,
+                        mapper,
+                        Clock.systemUTC(),
+                        name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        Map.of()));
         return new KinesisStageHandler(new BatchProcessor(chain, List.of(sink), dlq), "payments/validate");
     }
 
@@ -79,6 +88,7 @@ class KinesisStageHandlerTest {
             assertThat(e.position().shardId()).isEqualTo("shardId-000000000001");
             assertThat(e.source().stream()).isEqualTo("payments-raw");
             assertThat(e.event().at("/payload/amount").decimalValue()).isEqualByComparingTo("42.95");
+            assertThat(e.event().at("/payload/cardNumber").asText()).isEqualTo("************1111");
         });
         assertThat(deadLetters)
                 .extracting(DeadLetter::code)

@@ -2,7 +2,9 @@ package dev.sluice.core;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.stage.StageServices;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -29,6 +31,15 @@ public final class TestFiles {
 
     public static SchemaCatalog schemas() {
         return SchemaCatalog.fromDirectory(root().resolve("schemas"), MAPPER);
+    }
+
+    /** A fixed 32-byte tokenization key, for tests only. */
+    public static final SecretProvider SECRETS =
+            name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    /** Services with the repository's schemas, a fixed clock and the test key. */
+    public static StageServices services(java.time.Clock clock) {
+        return new StageServices(schemas(), MAPPER, clock, SECRETS, java.util.Map.of());
     }
 
     public static DefinitionLoader loader() {

@@ -11,6 +11,7 @@ import dev.sluice.core.event.Position;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchOutcome;
 import dev.sluice.core.stage.StageChain;
+import dev.sluice.core.stage.StageServices;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -53,7 +54,15 @@ class PaymentGeneratorTest {
         ObjectMapper mapper = new ObjectMapper();
         SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
         PipelineDefinition payments = new DefinitionLoader(schemas).load(root.resolve("pipelines/payments.yaml"));
-        StageChain chain = StageChain.compile(payments, "validate", schemas, mapper, Clock.systemUTC());
+        StageChain chain = StageChain.compile(
+                payments,
+                "validate",
+                new StageServices(
+                        schemas,
+                        mapper,
+                        Clock.systemUTC(),
+                        name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        Map.of()));
         List<InboundRecord> records = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             GeneratedEvent e = events.get(i);

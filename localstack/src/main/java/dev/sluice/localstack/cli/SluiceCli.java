@@ -283,11 +283,16 @@ public final class SluiceCli {
             p.set("tables", mapper.valueToTree(resources.tables()));
             p.put("bucket", resources.bucket());
             p.set("queues", mapper.valueToTree(resources.queueUrls()));
+            Map<String, String> skipped = pipeline.notRunLocally();
             p.set(
                     "functions",
                     mapper.valueToTree(definition.stages().keySet().stream()
+                            .filter(stage -> !skipped.containsKey(stage))
                             .map(pipeline::functionName)
                             .toList()));
+            if (!skipped.isEmpty()) {
+                p.set("notRunLocally", mapper.valueToTree(skipped));
+            }
         }
         Path file = root.resolve("localstack/.run/endpoints.json");
         try {

@@ -37,6 +37,7 @@ public record PipelineResources(
         env.put(EnvironmentNames.STAGE, stage);
         env.put(EnvironmentNames.LAKE_BUCKET, bucket);
         tables.forEach((logical, physical) -> env.put(EnvironmentNames.table(logical), physical));
+        streams.forEach((logical, physical) -> env.put(EnvironmentNames.stream(logical), physical));
         queueUrls.forEach((logical, url) -> env.put(EnvironmentNames.queueUrl(logical), url));
         return env;
     }

@@ -39,6 +39,7 @@ final class DefinitionChecks {
             int days = queue == null ? 14 : queue.retentionDays();
             range("/queues/" + name + "/retentionDays", days, 1, 14);
         });
+        d.references().forEach((name, reference) -> checkReference(d, "/references/" + name, name, reference));
         d.stages().forEach((name, stage) -> checkStage(d, "/stages/" + name, name, stage));
         d.access().forEach((persona, resources) -> {
             try {
@@ -99,37 +100,41 @@ final class DefinitionChecks {
                 at + "/input",
                 "no stream named '" + stage.input() + "' (streams: " + names(d.streams()) + ")");
 
-        for (int i = 0; i < stage.steps().size(); i++) {
-            StepDefinition step = stage.steps().get(i);
-            String schema = step.option("schema");
-            if (schema != null) {
-                require(
-                        schemas.contains(schema),
-                        at + "/steps/" + i,
-                        "unknown schema '" + schema + "' (no schemas/" + schema + ".json)");
-            }
-        }
-
-        require(!stage.sinks().isEmpty(), at + "/sinks", "declare at least one sink");
+        require(
+                !stage.sinks().isEmpty() || stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE),
+                at + "/sinks",
+                "declare at least one sink (or an aggregate step with its table)");
         for (int i = 0; i < stage.sinks().size(); i++) {
             SinkDefinition sink = stage.sinks().get(i);
             String sinkAt = at + "/sinks/" + i;
             require(
-                    sink != null && (sink.lake() == null) != (sink.table() == null),
+                    sink != null && sink.targets() == 1,
                     sinkAt,
-                    "a sink names exactly one target: '- lake: NAME' or '- table: NAME'");
-            if (sink.kind() == SinkDefinition.Kind.LAKE) {
-                require(
-                        d.lakes().containsKey(sink.lake()),
-                        sinkAt + "/lake",
-                        "no lake named '" + sink.lake() + "' (lakes: " + names(d.lakes()) + ")");
-            } else {
-                require(
-                        d.tables().containsKey(sink.table()),
-                        sinkAt + "/table",
-                        "no table named '" + sink.table() + "' (tables: " + names(d.tables()) + ")");
+                    "a sink names exactly one target: '- lake: NAME', '- table: NAME' or '- stream: NAME'");
+            switch (sink.kind()) {
+                case LAKE ->
+                    require(
+                            d.lakes().containsKey(sink.lake()),
+                            sinkAt + "/lake",
+                            "no lake named '" + sink.lake() + "' (lakes: " + names(d.lakes()) + ")");
+                case TABLE ->
+                    require(
+                            d.tables().containsKey(sink.table()),
+                            sinkAt + "/table",
+                            "no table named '" + sink.table() + "' (tables: " + names(d.tables()) + ")");
+                case STREAM -> {
+                    require(
+                            d.streams().containsKey(sink.stream()),
+                            sinkAt + "/stream",
+                            "no stream named '" + sink.stream() + "' (streams: " + names(d.streams()) + ")");
+                    require(
+                            !sink.stream().equals(stage.input()),
+                            sinkAt + "/stream",
+                            "a stage cannot write to the stream it reads");
+                }
             }
         }
+        new StepChecks(d, stage, at, schemas, this::require).check();
 
         BatchingDefinition batching = stage.batching();
         String b = at + "/batching";
@@ -156,6 +161,30 @@ final class DefinitionChecks {
                 "must be -1 (never) or between 60 and 604800, got " + age);
     }
 
+    private void checkReference(PipelineDefinition d, String at, String name, ReferenceDefinition reference) {
+        name(at, name);
+        require(reference != null, at, "name a source: 'table: NAME' or 'object: KEY'");
+        require(
+                (reference.table() == null) != (reference.object() == null),
+                at,
+                "name exactly one source: 'table: NAME' (a table of this pipeline) or 'object: KEY' (JSON lines in"
+                        + " the lake bucket)");
+        if (reference.table() != null) {
+            require(
+                    d.tables().containsKey(reference.table()),
+                    at + "/table",
+                    "no table named '" + reference.table() + "' (tables: " + names(d.tables()) + ")");
+        }
+        range(at + "/maxEntries", reference.maxEntries(), 1, 10_000_000);
+        range(at + "/refreshSeconds", reference.refreshSeconds(), 1, 86_400);
+        require(
+                reference.onMiss() != dev.sluice.core.enrich.MissPolicy.DEFAULT
+                        || (reference.defaultItem() != null
+                                && reference.defaultItem().isObject()),
+                at + "/onMiss",
+                "onMiss: default needs a 'default:' item (a map of fields)");
+    }
+
     private void name(String at, String name) {
         require(
                 name != null && NAME.matcher(name).matches(),
@@ -172,7 +201,8 @@ final class DefinitionChecks {
         require(value >= min && value <= max, at, "must be between " + min + " and " + max + ", got " + value);
     }
 
-    private void require(boolean condition, String pointer, String problem) {
+    /** Fails the definition at {@code pointer} unless {@code condition} holds. */
+    void require(boolean condition, String pointer, String problem) {
         if (!condition) {
             JsonPointer at = JsonPointer.compile(pointer);
             throw new DefinitionException(file, locator.line(at), YamlLocator.dotted(at), problem);

@@ -16,6 +16,18 @@ public final class EnvironmentNames {
     public static final String LAKE_BUCKET = "SLUICE_LAKE_BUCKET";
     /** Prefix of the table variables: {@code SLUICE_TABLE_PAYMENTS_BY_ID} for table {@code payments-by-id}. */
     public static final String TABLE_PREFIX = "SLUICE_TABLE_";
+    /** Prefix of the stream variables: {@code SLUICE_STREAM_CLICKS_BY_PAGE} for stream sinks. */
+    public static final String STREAM_PREFIX = "SLUICE_STREAM_";
+    /**
+     * Local runs only: a folder of secret files ({@code <folder>/<secret-name>}). In AWS secrets come
+     * from Secrets Manager, named by {@link #SECRET_ID_PREFIX} variables.
+     */
+    public static final String SECRETS_DIR = "SLUICE_SECRETS_DIR";
+    /**
+     * Prefix of the variables naming a secret's Secrets Manager id (name or ARN — never its value):
+     * {@code SLUICE_SECRET_ID_TOKENIZATION_KEY}.
+     */
+    public static final String SECRET_ID_PREFIX = "SLUICE_SECRET_ID_";
     /** Prefix of the queue URL variables: {@code SLUICE_QUEUE_URL_PAYMENTS_DLQ}. */
     public static final String QUEUE_URL_PREFIX = "SLUICE_QUEUE_URL_";
     /**
@@ -31,6 +43,16 @@ public final class EnvironmentNames {
     /** The variable holding the physical name of a table. */
     public static String table(String logicalName) {
         return TABLE_PREFIX + upperSnake(logicalName);
+    }
+
+    /** The variable holding the physical name of a stream. */
+    public static String stream(String logicalName) {
+        return STREAM_PREFIX + upperSnake(logicalName);
+    }
+
+    /** The variable holding the Secrets Manager id of a secret. */
+    public static String secretId(String secretName) {
+        return SECRET_ID_PREFIX + upperSnake(secretName);
     }
 
     /** The variable holding the URL of a queue. */

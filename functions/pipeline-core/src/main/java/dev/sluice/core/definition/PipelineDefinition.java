@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param lakes S3 lake prefixes by logical name
  * @param tables DynamoDB serving tables by logical name
  * @param queues SQS dead-letter queues by logical name
+ * @param references reference data for enrichment, by name
  * @param stages processing stages by name, in declaration order
  * @param access resources each persona may use, by persona name ({@link Persona#yamlName()})
  */
@@ -25,6 +26,7 @@ public record PipelineDefinition(
         Map<String, LakeDefinition> lakes,
         Map<String, TableDefinition> tables,
         Map<String, QueueDefinition> queues,
+        Map<String, ReferenceDefinition> references,
         Map<String, StageDefinition> stages,
         Map<String, List<String>> access) {
 
@@ -33,6 +35,7 @@ public record PipelineDefinition(
         lakes = immutable(lakes);
         tables = immutable(tables);
         queues = immutable(queues);
+        references = immutable(references);
         stages = immutable(stages);
         access = immutable(access);
         description = description == null ? "" : description;

@@ -5,22 +5,30 @@ package dev.sluice.core.definition;
  *
  * @param lake an S3 lake prefix
  * @param table a DynamoDB serving table
+ * @param stream another stream: a re-key hop, each record partitioned by that stream's
+ *     {@code partitionKey}
  */
-public record SinkDefinition(String lake, String table) {
+public record SinkDefinition(String lake, String table, String stream) {
 
     /** The kind of target. */
     public enum Kind {
         LAKE,
-        TABLE
+        TABLE,
+        STREAM
+    }
+
+    /** How many targets are named (a valid sink names exactly one). */
+    public int targets() {
+        return (lake == null ? 0 : 1) + (table == null ? 0 : 1) + (stream == null ? 0 : 1);
     }
 
     /** Which kind of sink this is. */
     public Kind kind() {
-        return lake != null ? Kind.LAKE : Kind.TABLE;
+        return lake != null ? Kind.LAKE : table != null ? Kind.TABLE : Kind.STREAM;
     }
 
     /** The logical name of the target. */
     public String target() {
-        return lake != null ? lake : table;
+        return lake != null ? lake : table != null ? table : stream;
     }
 }

@@ -13,5 +13,11 @@ public enum ReasonCode {
     /** {@code type} is absent or names no schema the stream carries. */
     UNKNOWN_TYPE,
     /** The event breaks its JSON Schema. */
-    SCHEMA_INVALID
+    SCHEMA_INVALID,
+    /** No reference data for the event's join key, and the stage's miss policy dead-letters it. */
+    ENRICHMENT_MISS,
+    /** The event arrived after its window closed (plus allowed lateness): a side output, not a loss. */
+    LATE,
+    /** A step failed on this record in a way no rule foresaw (a bug or data the steps cannot read). */
+    STEP_FAILED
 }

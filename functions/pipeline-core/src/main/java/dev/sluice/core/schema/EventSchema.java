@@ -12,15 +12,25 @@ public final class EventSchema {
 
     private final String name;
     private final JsonSchema schema;
+    private final JsonNode document;
 
-    EventSchema(String name, JsonSchema schema) {
+    EventSchema(String name, JsonSchema schema, JsonNode document) {
         this.name = name;
         this.schema = schema;
+        this.document = document;
     }
 
     /** The schema's name, which is also the {@code type} its events carry. */
     public String name() {
         return name;
+    }
+
+    /**
+     * The schema's JSON document as read from {@code schemas/}, e.g. to derive the {@code x-pii}
+     * policy from. Shared, not copied: callers must not modify it.
+     */
+    public JsonNode document() {
+        return document;
     }
 
     /**

@@ -108,7 +108,7 @@ public final class SchemaCatalog {
             JsonNode document = mapper.readTree(in);
             JsonSchema schema = factory.getSchema(document, config);
             schema.initializeValidators();
-            return new EventSchema(name, schema);
+            return new EventSchema(name, schema, document);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read schema '" + name + "'", e);
         }

@@ -4,19 +4,36 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.definition.Durations;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.definition.StepDefinition;
+import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.expr.EventExpressions;
+import dev.sluice.core.pii.PiiPolicy;
+import dev.sluice.core.pii.SecretProvider;
+import dev.sluice.core.pii.Tokenizer;
+import dev.sluice.core.schema.EventSchema;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.window.AggregateFunction;
+import dev.sluice.core.window.TumblingWindows;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A stage's steps, compiled once from its definition, run in memory over a batch. Each record is
@@ -33,30 +50,139 @@ public final class StageChain {
     private final Clock clock;
     private final List<Step> steps;
     private final int maxRecordBytes;
+    private final List<ReferenceCache> references;
 
-    private StageChain(String stageName, ObjectMapper mapper, Clock clock, List<Step> steps, int maxRecordBytes) {
+    private StageChain(
+            String stageName,
+            ObjectMapper mapper,
+            Clock clock,
+            List<Step> steps,
+            int maxRecordBytes,
+            List<ReferenceCache> references) {
         this.stageName = stageName;
         this.mapper = mapper;
         this.clock = clock;
         this.steps = List.copyOf(steps);
         this.maxRecordBytes = maxRecordBytes;
+        this.references = List.copyOf(references);
     }
 
-    /** Compiles a stage of a definition; schemas are compiled here, not per record. */
+    /**
+     * Reloads reference data older than its refresh interval. Called before a batch, outside the
+     * chain, so that no step does I/O.
+     */
+    public void refreshReferences() {
+        references.forEach(ReferenceCache::refreshIfStale);
+    }
+
+    /** Whether the chain emits partial aggregates (and so needs an aggregate sink). */
+    public boolean aggregates() {
+        return steps.stream().anyMatch(AggregateStep.class::isInstance);
+    }
+
+    /** Compiles a stage that neither tokenizes nor enriches (tests, tools). */
     public static StageChain compile(
             PipelineDefinition pipeline, String stageName, SchemaCatalog schemas, ObjectMapper mapper, Clock clock) {
+        return compile(pipeline, stageName, new StageServices(schemas, mapper, clock));
+    }
+
+    /**
+     * Compiles a stage of a definition once: schemas, PII policies, expressions, windows and
+     * reference lookups are prepared here, not per record.
+     */
+    public static StageChain compile(PipelineDefinition pipeline, String stageName, StageServices services) {
         StageDefinition stage = pipeline.stage(stageName);
         String streamSchema = pipeline.stream(stage.input()).schema();
+        EventSchema schema = services.schemas().schema(streamSchema);
+        Set<String> enriched = new HashSet<>();
+        List<ReferenceCache> caches = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
         for (StepDefinition step : stage.steps()) {
             switch (step.type()) {
-                case VALIDATE -> {
-                    String schema = step.option("schema") == null ? streamSchema : step.option("schema");
-                    steps.add(new ValidateStep(schemas.schema(schema)));
+                case VALIDATE ->
+                    steps.add(new ValidateStep(services.schemas()
+                            .schema(step.option("schema") == null ? streamSchema : step.option("schema"))));
+                case MASK -> {
+                    PiiPolicy policy = PiiPolicy.fromSchema(schema.document());
+                    Tokenizer tokenizer = policy.needsTokenizer()
+                            ? Tokenizer.fromSecret(
+                                    secrets(services, stageName),
+                                    step.option("secret") == null ? DEFAULT_SECRET : step.option("secret"),
+                                    null)
+                            : null;
+                    steps.add(new MaskStep(policy, tokenizer));
                 }
+                case FILTER ->
+                    steps.add(new FilterStep(
+                            new EventExpressions(schema.document(), enriched).compile(step.option("when"))));
+                case ENRICH -> {
+                    String name = step.option("reference");
+                    ReferenceDefinition reference = pipeline.references().get(name);
+                    ReferenceCache cache = services.references().get(name);
+                    if (cache == null) {
+                        throw new IllegalStateException("stage '" + stageName + "' enriches with reference '" + name
+                                + "' but no cache was given");
+                    }
+                    steps.add(new EnrichStep(
+                            name,
+                            cache,
+                            step.option("key"),
+                            step.option("into"),
+                            reference.onMiss(),
+                            reference.defaultItem()));
+                    enriched.add(step.option("into"));
+                    caches.add(cache);
+                }
+                case AGGREGATE ->
+                    steps.add(new AggregateStep(
+                            windows(step, services.clock()), step.option("key"), step.option("value")));
+                case ROUTE -> steps.add(route(schema, enriched, step));
             }
         }
-        return new StageChain(stageName, mapper, clock, steps, MAX_RECORD_BYTES);
+        return new StageChain(stageName, services.mapper(), services.clock(), steps, MAX_RECORD_BYTES, caches);
+    }
+
+    /** The secret name a mask step uses when it names none. */
+    public static final String DEFAULT_SECRET = "tokenization-key";
+
+    private static SecretProvider secrets(StageServices services, String stageName) {
+        if (services.secrets() == null) {
+            throw new IllegalStateException("stage '" + stageName + "' tokenizes PII but no secret provider was given");
+        }
+        return services.secrets();
+    }
+
+    private static TumblingWindows windows(StepDefinition step, Clock clock) {
+        Object declared = step.options().get("functions");
+        Set<AggregateFunction> functions = EnumSet.noneOf(AggregateFunction.class);
+        for (Object f : declared instanceof List<?> list ? list : List.of("count")) {
+            functions.add(AggregateFunction.valueOf(String.valueOf(f).toUpperCase(Locale.ROOT)));
+        }
+        String lateness = step.option("allowedLateness");
+        return new TumblingWindows(
+                step.option("name"),
+                Durations.parse(step.option("window")),
+                lateness == null ? Duration.ZERO : Durations.parse(lateness),
+                functions,
+                clock);
+    }
+
+    private static RouteStep route(EventSchema schema, Set<String> enriched, StepDefinition step) {
+        EventExpressions expressions = new EventExpressions(schema.document(), enriched);
+        List<RouteStep.Rule> rules = new ArrayList<>();
+        for (Object rule : (List<?>) step.options().get("rules")) {
+            Map<?, ?> map = (Map<?, ?>) rule;
+            rules.add(new RouteStep.Rule(expressions.compile(String.valueOf(map.get("when"))), targets(map.get("to"))));
+        }
+        return new RouteStep(rules, targets(step.options().get("otherwise")));
+    }
+
+    private static List<String> targets(Object value) {
+        List<String> targets = new ArrayList<>();
+        for (Object target : (List<?>) value) {
+            targets.add(String.valueOf(target));
+        }
+        return targets;
     }
 
     /** The stage's name. */
@@ -66,21 +192,38 @@ public final class StageChain {
 
     /** Runs every record of a batch through the chain. */
     public BatchOutcome process(List<InboundRecord> records) {
-        List<ProcessedEvent> accepted = new ArrayList<>(records.size());
-        List<DeadLetter> deadLetters = new ArrayList<>();
+        BatchOutcome.Builder outcome = new BatchOutcome.Builder(records.size());
         String ingestedAt = OffsetDateTime.now(clock).toString();
+        List<Step> batchSteps = new ArrayList<>(steps.size());
+        for (Step step : steps) {
+            batchSteps.add(step.forBatch());
+        }
         for (InboundRecord record : records) {
-            Object result = processOne(record, ingestedAt);
-            if (result instanceof ProcessedEvent event) {
-                accepted.add(event);
+            Object result = processOne(record, ingestedAt, batchSteps);
+            if (result instanceof EventContext context) {
+                outcome.sideOutputs(context.sideOutputs());
+                if (context.dropped()) {
+                    outcome.filtered();
+                } else {
+                    Object accepted = accept(context, ingestedAt);
+                    if (accepted instanceof ProcessedEvent event) {
+                        outcome.accept(event);
+                    } else {
+                        outcome.deadLetter((DeadLetter) accepted);
+                    }
+                }
             } else {
-                deadLetters.add((DeadLetter) result);
+                outcome.deadLetter((DeadLetter) result);
             }
         }
-        return new BatchOutcome(accepted, deadLetters);
+        for (Step step : batchSteps) {
+            step.finish(outcome);
+        }
+        return outcome.build();
     }
 
-    private Object processOne(InboundRecord record, String ingestedAt) {
+    /** The record's context after every step, or the dead letter that stopped it. */
+    private Object processOne(InboundRecord record, String ingestedAt, List<Step> batchSteps) {
         if (record.data().length > maxRecordBytes) {
             return new DeadLetter(
                     record,
@@ -101,28 +244,36 @@ public final class StageChain {
                     ReasonCode.MALFORMED_JSON,
                     "expected a JSON object, got " + (parsed == null ? "nothing" : parsed.getNodeType()));
         }
-        for (Step step : steps) {
+        EventContext context = new EventContext(record, event);
+        for (Step step : batchSteps) {
             DeadLetter rejected;
             try {
-                rejected = step.apply(record, event);
+                rejected = step.apply(context);
             } catch (RuntimeException e) {
                 // a step that breaks on one record must not take its neighbours with it
-                rejected = new DeadLetter(record, ReasonCode.SCHEMA_INVALID, "step failed: " + e);
+                rejected = new DeadLetter(record, ReasonCode.STEP_FAILED, e.toString());
             }
             if (rejected != null) {
                 return rejected;
             }
+            if (context.dropped()) {
+                break;
+            }
         }
-        return accept(record, event, ingestedAt);
+        return context;
     }
 
-    private Object accept(InboundRecord record, ObjectNode event, String ingestedAt) {
-        JsonNode occurredAt = event.get(Envelope.OCCURRED_AT);
-        if (occurredAt == null || !occurredAt.isTextual() || !ValidateStep.isRfc3339(occurredAt.textValue())) {
+    private Object accept(EventContext context, String ingestedAt) {
+        InboundRecord record = context.record();
+        ObjectNode event = context.event();
+        Instant occurredAt = context.occurredAt();
+        if (occurredAt == null) {
             // a stage without a validate step still never lets an untimestamped event through
             return new DeadLetter(
                     record,
-                    occurredAt == null ? ReasonCode.MISSING_TIMESTAMP : ReasonCode.INVALID_TIMESTAMP,
+                    event.hasNonNull(Envelope.OCCURRED_AT)
+                            ? ReasonCode.INVALID_TIMESTAMP
+                            : ReasonCode.MISSING_TIMESTAMP,
                     "$.occurredAt must be an RFC 3339 date-time with an offset");
         }
         JsonNode eventId = event.get(Envelope.EVENT_ID);
@@ -135,7 +286,8 @@ public final class StageChain {
                 record,
                 eventId.textValue(),
                 key != null && key.isTextual() ? key.textValue() : record.partitionKey(),
-                OffsetDateTime.parse(occurredAt.textValue()).toInstant(),
-                event);
+                occurredAt,
+                event,
+                context.routes());
     }
 }

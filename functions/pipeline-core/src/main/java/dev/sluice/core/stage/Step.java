@@ -1,21 +1,28 @@
 package dev.sluice.core.stage;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
 
 /**
  * One step of a stage's chain. Steps work on the parsed event in memory: the chain parses each
- * record once and serialises it once, for the sinks; steps do no I/O.
+ * record once and serialises it once, for the sinks; steps do no I/O. A step is compiled once per
+ * stage and shared by every batch and thread; a step that keeps state over a batch (aggregation)
+ * gives each batch its own instance through {@link #forBatch()}.
  */
 public interface Step {
 
     /**
      * Applies the step to one event.
      *
-     * @param record the record the event was parsed from
-     * @param event the event, which the step may change in place
-     * @return {@code null} to pass the event on, or the dead letter that ends its way through the chain
+     * @return {@code null} to pass the event on (possibly changed, dropped or routed through the
+     *     context), or the dead letter that ends its way through the chain
      */
-    DeadLetter apply(InboundRecord record, ObjectNode event);
+    DeadLetter apply(EventContext context);
+
+    /** The instance that handles one batch: this one, unless the step keeps per-batch state. */
+    default Step forBatch() {
+        return this;
+    }
+
+    /** Called once after the batch's last event: a batch-scoped step adds what it gathered. */
+    default void finish(BatchOutcome.Builder outcome) {}
 }

@@ -23,7 +23,9 @@ final class ValidateStep implements Step {
     }
 
     @Override
-    public DeadLetter apply(InboundRecord record, ObjectNode event) {
+    public DeadLetter apply(EventContext context) {
+        InboundRecord record = context.record();
+        ObjectNode event = context.event();
         JsonNode occurredAt = event.get(Envelope.OCCURRED_AT);
         if (occurredAt == null || occurredAt.isNull()) {
             return new DeadLetter(record, ReasonCode.MISSING_TIMESTAMP, "$.occurredAt is required");

@@ -60,7 +60,7 @@ class DefinitionLoaderTest {
         assertThat(raw.schema()).isEqualTo("payments.transaction.v1");
         StageDefinition validate = payments.stage("validate");
         assertThat(validate.consumer()).isEqualTo(ConsumerType.LAMBDA);
-        assertThat(validate.steps()).extracting(StepDefinition::type).containsExactly(StepType.VALIDATE);
+        assertThat(validate.steps()).extracting(StepDefinition::type).containsExactly(StepType.VALIDATE, StepType.MASK);
         assertThat(validate.sinks())
                 .extracting(SinkDefinition::kind, SinkDefinition::target)
                 .containsExactly(
@@ -98,7 +98,7 @@ class DefinitionLoaderTest {
             unknown schema            | 'schema: payments.transaction.v1' | 'schema: payments.refund.v9' | shop.yaml:5: streams.orders-raw.schema: unknown schema 'payments.refund.v9' (no schemas/payments.refund.v9.json)
             missing sink reference    | '- table: orders-by-id'       | '- table: orders-by-key'        | shop.yaml:21: stages.land.sinks[1].table: no table named 'orders-by-key' (tables: [orders-by-id])
             missing dead-letter queue | 'deadLetterQueue: orders-dlq' | 'deadLetterQueue: nowhere'      | shop.yaml:25: stages.land.failure.deadLetterQueue: no queue named 'nowhere' (queues: [orders-dlq])
-            unknown step              | '- validate'                  | '- validat'                     | shop.yaml:18: stages.land.steps[0]: unknown step 'validat' (known steps: [validate])
+            unknown step              | '- validate'                  | '- validat'                     | shop.yaml:18: stages.land.steps[0]: unknown step 'validat' (known steps: [aggregate, enrich, filter, mask, route, validate])
             unknown persona           | 'analyst: [orders-by-id]'     | 'auditor: [orders-by-id]'       | shop.yaml:27: access.auditor: must be one of admin, pipeline-developer, source-operator, analyst, viewer; got 'auditor'
             access to unknown target  | 'analyst: [orders-by-id]'     | 'analyst: [orders-by-ids]'      | shop.yaml:27: access.analyst[0]: no stream, lake, table or queue named 'orders-by-ids'
             wrong type                | 'shards: 2'                   | 'shards: two'                   | shop.yaml:4: streams.orders-raw.shards: cannot read 'two' as a whole number

@@ -24,7 +24,7 @@ class StageChainTest {
 
     static StageChain paymentsChain() {
         PipelineDefinition payments = TestFiles.loader().load(TestFiles.root().resolve("pipelines/payments.yaml"));
-        return StageChain.compile(payments, "validate", TestFiles.schemas(), TestFiles.MAPPER, CLOCK);
+        return StageChain.compile(payments, "validate", TestFiles.services(CLOCK));
     }
 
     static byte[] fixture(String name) throws IOException {
@@ -55,6 +55,10 @@ class StageChainTest {
         assertThat(event.occurredAt()).isEqualTo(Instant.parse("2026-11-30T17:42:07.125Z"));
         assertThat(event.event().get("ingestedAt").asText()).isEqualTo("2026-11-30T20:00Z");
         assertThat(event.event().at("/payload/amount").decimalValue()).isEqualByComparingTo("42.95");
+        assertThat(event.event().at("/payload/cardNumber").asText()).isEqualTo("************1111");
+        assertThat(event.event().at("/payload/email").asText())
+                .startsWith("tok_")
+                .doesNotContain("devries");
     }
 
     @Test

@@ -1,0 +1,93 @@
+package dev.sluice.core.stage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.InboundRecord;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One event on its way through a stage's chain: the record it came from, the parsed event that
+ * steps read and change in place, and what the steps decided — dropped by a filter, routed to some
+ * sinks only, or reported on a side output (late for a window) while it carries on.
+ */
+public final class EventContext {
+
+    private final InboundRecord record;
+    private final ObjectNode event;
+    private Instant occurredAt;
+    private boolean dropped;
+    private List<String> routes;
+    private List<DeadLetter> sideOutputs;
+
+    EventContext(InboundRecord record, ObjectNode event) {
+        this.record = record;
+        this.event = event;
+    }
+
+    /** The record as read from the stream. */
+    public InboundRecord record() {
+        return record;
+    }
+
+    /** The event; steps change it in place. */
+    public ObjectNode event() {
+        return event;
+    }
+
+    /**
+     * The event time, parsed once from {@code occurredAt} (RFC 3339); {@code null} if absent or
+     * not a date-time.
+     */
+    public Instant occurredAt() {
+        if (occurredAt == null) {
+            JsonNode text = event.get(Envelope.OCCURRED_AT);
+            if (text != null && text.isTextual()) {
+                try {
+                    occurredAt = OffsetDateTime.parse(text.textValue()).toInstant();
+                } catch (DateTimeParseException e) {
+                    return null;
+                }
+            }
+        }
+        return occurredAt;
+    }
+
+    /** Ends the event's way through the chain without an error (a filter said no). */
+    public void drop() {
+        dropped = true;
+    }
+
+    public boolean dropped() {
+        return dropped;
+    }
+
+    /**
+     * Sends the event only to these sinks (logical target names); without a call it goes to every
+     * sink of the stage.
+     */
+    public void routeTo(List<String> targets) {
+        routes = List.copyOf(targets);
+    }
+
+    /** The sinks chosen by a route step, or {@code null} for all. */
+    public List<String> routes() {
+        return routes;
+    }
+
+    /** Reports the event on a side output (e.g. {@code LATE}); the event itself carries on. */
+    public void sideOutput(DeadLetter report) {
+        if (sideOutputs == null) {
+            sideOutputs = new ArrayList<>(1);
+        }
+        sideOutputs.add(report);
+    }
+
+    List<DeadLetter> sideOutputs() {
+        return sideOutputs == null ? List.of() : sideOutputs;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.sluice.core.window;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The aggregate of the events of one batch that fall in one (key, window), as one shard delivered
+ * them. A batch yields at most one partial per (key, window); the DynamoDB aggregate sink applies
+ * it with one conditional update guarded by the shard's watermark: a partial whose sequence range
+ * the item has already seen is a replay and adds nothing.
+ *
+ * <p>Partials are a pure function of the records of their batch, so adding up (with
+ * {@link #merge}) the partials of any split of a shard's records into consecutive batches gives the
+ * partial of the whole.
+ *
+ * @param aggregate the aggregate's name (a stage may compute several)
+ * @param key the grouping key
+ * @param windowStart first instant of the window, inclusive
+ * @param windowEnd end of the window, exclusive
+ * @param count number of events, at least 1
+ * @param sum exact sum of the values, or {@code null} when {@link AggregateFunction#SUM} is not
+ *     computed
+ * @param min smallest value, or {@code null} when {@link AggregateFunction#MIN} is not computed
+ * @param max largest value, or {@code null} when {@link AggregateFunction#MAX} is not computed
+ * @param shardId the shard the events were read from
+ * @param firstSequenceNumber the smallest sequence number among the events
+ * @param lastSequenceNumber the greatest sequence number among the events
+ */
+public record PartialAggregate(
+        String aggregate,
+        String key,
+        Instant windowStart,
+        Instant windowEnd,
+        long count,
+        BigDecimal sum,
+        BigDecimal min,
+        BigDecimal max,
+        String shardId,
+        String firstSequenceNumber,
+        String lastSequenceNumber) {
+
+    public PartialAggregate {
+        Objects.requireNonNull(aggregate, "aggregate");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(windowStart, "windowStart");
+        Objects.requireNonNull(windowEnd, "windowEnd");
+        Objects.requireNonNull(shardId, "shardId");
+        SequenceNumbers.requireValid(firstSequenceNumber, "firstSequenceNumber");
+        SequenceNumbers.requireValid(lastSequenceNumber, "lastSequenceNumber");
+        if (!windowStart.isBefore(windowEnd)) {
+            throw new IllegalArgumentException("window end " + windowEnd + " is not after its start " + windowStart);
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("a partial aggregate holds at least one event, not " + count);
+        }
+        if (SequenceNumbers.compare(firstSequenceNumber, lastSequenceNumber) > 0) {
+            throw new IllegalArgumentException(
+                    "first sequence number " + firstSequenceNumber + " is after the last " + lastSequenceNumber);
+        }
+        if (min != null && max != null && min.compareTo(max) > 0) {
+            throw new IllegalArgumentException("min " + min + " is greater than max " + max);
+        }
+    }
+
+    /**
+     * Adds another partial of the same aggregate, key, window and shard: counts and sums add up, the
+     * smaller min and greater max are kept (the earlier operand's on a tie), and the sequence range
+     * widens to cover both.
+     *
+     * @throws IllegalArgumentException if the two are not of the same aggregate, key, window and
+     *     shard, or do not carry the same functions
+     */
+    public PartialAggregate merge(PartialAggregate other) {
+        requireSame("aggregate", aggregate, other.aggregate);
+        requireSame("key", key, other.key);
+        requireSame("window start", windowStart, other.windowStart);
+        requireSame("window end", windowEnd, other.windowEnd);
+        requireSame("shard", shardId, other.shardId);
+        return new PartialAggregate(
+                aggregate,
+                key,
+                windowStart,
+                windowEnd,
+                Math.addExact(count, other.count),
+                combine("sum", sum, other.sum, 0),
+                combine("min", min, other.min, -1),
+                combine("max", max, other.max, 1),
+                shardId,
+                SequenceNumbers.compare(other.firstSequenceNumber, firstSequenceNumber) < 0
+                        ? other.firstSequenceNumber
+                        : firstSequenceNumber,
+                SequenceNumbers.compare(other.lastSequenceNumber, lastSequenceNumber) > 0
+                        ? other.lastSequenceNumber
+                        : lastSequenceNumber);
+    }
+
+    /** The window as people read it, e.g. {@code 2026-11-30T10:00:00Z/PT1M}. */
+    public String window() {
+        return windowStart + "/" + Duration.between(windowStart, windowEnd);
+    }
+
+    private static void requireSame(String what, Object mine, Object theirs) {
+        if (!mine.equals(theirs)) {
+            throw new IllegalArgumentException(
+                    "cannot merge partial aggregates of different " + what + ": " + mine + " and " + theirs);
+        }
+    }
+
+    /** Sum when {@code keep == 0}, otherwise the smaller ({@code -1}) or greater ({@code 1}). */
+    private static BigDecimal combine(String what, BigDecimal mine, BigDecimal theirs, int keep) {
+        if (mine == null || theirs == null) {
+            if (mine != theirs) {
+                throw new IllegalArgumentException(
+                        "cannot merge a partial aggregate with a " + what + " and one without");
+            }
+            return null;
+        }
+        if (keep == 0) {
+            return mine.add(theirs);
+        }
+        return Integer.signum(theirs.compareTo(mine)) == keep ? theirs : mine;
+    }
+}

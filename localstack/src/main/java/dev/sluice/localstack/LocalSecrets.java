@@ -1,0 +1,49 @@
+package dev.sluice.localstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/**
+ * Secrets for local runs: files in a folder only the user can read, created on first use with
+ * fresh random keys (AWS keeps them in Secrets Manager). The tokenization key is stable across
+ * local runs, so tokens stay joinable between them; delete the file to rotate it.
+ */
+public final class LocalSecrets {
+
+    /** Secrets every local stack provides. */
+    static final String[] GENERATED = {"tokenization-key"};
+
+    private LocalSecrets() {}
+
+    /**
+     * The secrets folder under {@code runDirectory} (or a temporary one), with every generated
+     * secret present.
+     */
+    public static Path ensure(Path runDirectory) {
+        try {
+            Path folder = runDirectory == null
+                    ? Files.createTempDirectory("sluice-secrets")
+                    : Files.createDirectories(runDirectory.resolve("secrets"));
+            Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
+            for (String name : GENERATED) {
+                Path file = folder.resolve(name);
+                if (!Files.exists(file)) {
+                    byte[] key = new byte[32];
+                    new SecureRandom().nextBytes(key);
+                    Path temporary = Files.createTempFile(folder, name, ".tmp");
+                    Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
+                    Files.writeString(temporary, Base64.getEncoder().encodeToString(key));
+                    Files.move(temporary, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+            return folder;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare local secrets", e);
+        }
+    }
+}
