@@ -23,8 +23,12 @@ class StageChainTest {
     static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-30T20:00:00Z"), ZoneOffset.UTC);
 
     static StageChain paymentsChain() {
+        return paymentsChainWith(TestFiles.services(CLOCK));
+    }
+
+    static StageChain paymentsChainWith(StageServices services) {
         PipelineDefinition payments = TestFiles.loader().load(TestFiles.root().resolve("pipelines/payments.yaml"));
-        return StageChain.compile(payments, "validate", TestFiles.services(CLOCK));
+        return StageChain.compile(payments, "validate", services);
     }
 
     static byte[] fixture(String name) throws IOException {
