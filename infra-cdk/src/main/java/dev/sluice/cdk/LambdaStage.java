@@ -3,15 +3,22 @@ package dev.sluice.cdk;
 import dev.sluice.core.definition.BatchingDefinition;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.FailureDefinition;
+import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.iam.Grant;
+import software.amazon.awscdk.services.iam.GrantOnPrincipalOptions;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
 import software.amazon.awscdk.services.kinesis.Stream;
 import software.amazon.awscdk.services.lambda.Architecture;
@@ -33,10 +40,13 @@ import software.constructs.Construct;
  * Kinesis event-source mapping that feeds it.
  *
  * <p>The function gets read access to its input stream (through the event source), write access to
- * the tables it sinks to, read and put (no delete) access to its lake prefixes, and send access to
- * its dead-letter queue, which also
- * receives the event-source mapping's on-failure records (batches given up after the retries). Its
- * environment is described in {@link StageEnvironment}.
+ * the tables it sinks to, read and put (no delete) access to its lake prefixes, write access to the
+ * streams it sinks to (re-key hops), read access to the tables its {@code enrich} steps read and
+ * {@code s3:GetObject} on exactly the lake-bucket keys they read, read access to the secrets its
+ * {@code mask} steps use, and send access to its dead-letter queue, which also receives the
+ * event-source mapping's on-failure records (batches given up after the retries). Each grant comes
+ * with the matching use of the pipeline's key. Its environment holds resource names, URLs and ARNs
+ * only ({@link dev.sluice.core.definition.EnvironmentNames}, {@link StageEnvironment}).
  */
 public final class LambdaStage extends Construct {
 
@@ -55,6 +65,9 @@ public final class LambdaStage extends Construct {
     /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
     private static final List<String> LOGS_KEY_ACTIONS =
             List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
+
+    /** Characters IAM treats as wildcards or variables in a resource ARN. */
+    private static final Pattern IAM_SPECIAL = Pattern.compile("[*?$]");
 
     private final String stageName;
     private final LogGroup logGroup;
@@ -77,14 +90,33 @@ public final class LambdaStage extends Construct {
         environment.put(EnvironmentNames.queueUrl(stage.failure().deadLetterQueue()), deadLetterQueue.getQueueUrl());
         environment.put(StageEnvironment.JAVA_TOOL_OPTIONS, StageEnvironment.JVM_FLAGS);
         for (SinkDefinition sink : stage.sinks()) {
-            if (sink.kind() == SinkDefinition.Kind.TABLE) {
-                environment.put(
-                        EnvironmentNames.table(sink.table()),
-                        stack.getTable(sink.table()).getTableName());
-            } else {
-                Bucket bucket = stack.getLakeBucket().orElseThrow();
-                environment.put(EnvironmentNames.LAKE_BUCKET, bucket.getBucketName());
+            switch (sink.kind()) {
+                case TABLE ->
+                    environment.put(
+                            EnvironmentNames.table(sink.table()),
+                            stack.getTable(sink.table()).getTableName());
+                case LAKE ->
+                    environment.put(
+                            EnvironmentNames.LAKE_BUCKET, lakeBucket(stack).getBucketName());
+                case STREAM ->
+                    environment.put(
+                            EnvironmentNames.stream(sink.stream()),
+                            stack.getStream(sink.stream()).getStreamName());
             }
+        }
+        for (ReferenceDefinition reference : references(stack, stage)) {
+            if (reference.table() != null) {
+                environment.put(
+                        EnvironmentNames.table(reference.table()),
+                        stack.getTable(reference.table()).getTableName());
+            } else {
+                environment.put(EnvironmentNames.LAKE_BUCKET, lakeBucket(stack).getBucketName());
+            }
+        }
+        // the secret's ARN, never its value: the handler reads the value from Secrets Manager
+        for (String secret : secrets(stage)) {
+            environment.put(
+                    EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
         }
 
         this.function = Function.Builder.create(this, "Function")
@@ -100,20 +132,79 @@ public final class LambdaStage extends Construct {
                 .build();
 
         for (SinkDefinition sink : stage.sinks()) {
-            if (sink.kind() == SinkDefinition.Kind.TABLE) {
-                stack.getTable(sink.table()).grantWriteData(function);
-            } else {
-                // read (to adopt an object left by a crashed attempt) and put, never delete
-                String objects = stack.getDefinition().lakes().get(sink.lake()).prefix() + "*";
-                Bucket bucket = stack.getLakeBucket().orElseThrow();
-                bucket.grantRead(function, objects);
-                bucket.grantPut(function, objects);
+            switch (sink.kind()) {
+                case TABLE -> stack.getTable(sink.table()).grantWriteData(function);
+                case LAKE -> {
+                    // read (to adopt an object left by a crashed attempt) and put, never delete
+                    String objects =
+                            stack.getDefinition().lakes().get(sink.lake()).prefix() + "*";
+                    Bucket bucket = lakeBucket(stack);
+                    bucket.grantRead(function, objects);
+                    bucket.grantPut(function, objects);
+                }
+                // PutRecord(s) and ListShards on that stream, and encrypt with its key
+                case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
             }
+        }
+        for (ReferenceDefinition reference : references(stack, stage)) {
+            if (reference.table() != null) {
+                stack.getTable(reference.table()).grantReadData(function);
+            } else {
+                grantReadObject(stack, reference.object());
+            }
+        }
+        for (String secret : secrets(stage)) {
+            stack.getSecret(secret).grantRead(function);
         }
         deadLetterQueue.grantSendMessages(function);
 
         this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
         function.addEventSource(eventSource);
+    }
+
+    /** The references the stage's {@code enrich} steps read, each once, in step order. */
+    private static List<ReferenceDefinition> references(PipelineStack stack, StageDefinition stage) {
+        return stage.steps().stream()
+                .filter(step -> step.type() == StepType.ENRICH)
+                .map(step -> step.option("reference"))
+                .distinct()
+                .map(name -> stack.getDefinition().references().get(name))
+                .toList();
+    }
+
+    /** The secrets the stage's {@code mask} steps read, each once, sorted. */
+    private static Set<String> secrets(StageDefinition stage) {
+        Set<String> names = new TreeSet<>();
+        stage.steps().stream()
+                .filter(step -> step.type() == StepType.MASK)
+                .forEach(step -> names.add(PipelineStack.maskSecret(step)));
+        return names;
+    }
+
+    private static Bucket lakeBucket(PipelineStack stack) {
+        return stack.getLakeBucket()
+                .orElseThrow(() -> new IllegalStateException(
+                        "pipeline '" + stack.getDefinition().pipeline() + "' has no lake bucket"));
+    }
+
+    /**
+     * {@code s3:GetObject} on exactly this key of the lake bucket (no listing, no other key), and
+     * decryption with the pipeline's key.
+     */
+    private void grantReadObject(PipelineStack stack, String objectKey) {
+        if (IAM_SPECIAL.matcher(objectKey).find()) {
+            // IAM would read these as wildcards or policy variables, widening the grant
+            throw new IllegalArgumentException(
+                    "pipeline '" + stack.getDefinition().pipeline() + "', stage '"
+                            + stageName + "': reference object key '" + objectKey
+                            + "' contains *, ? or $, which IAM resource ARNs cannot name literally; rename the object");
+        }
+        Grant.addToPrincipal(GrantOnPrincipalOptions.builder()
+                .grantee(function)
+                .actions(List.of("s3:GetObject"))
+                .resourceArns(List.of(lakeBucket(stack).arnForObjects(objectKey)))
+                .build());
+        stack.getEncryptionKey().grantDecrypt(function);
     }
 
     private LogGroup logGroup(PipelineStack stack, String name) {

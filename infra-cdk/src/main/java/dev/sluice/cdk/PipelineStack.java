@@ -4,7 +4,11 @@ import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.QueueDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepDefinition;
+import dev.sluice.core.definition.StepType;
 import dev.sluice.core.definition.StreamDefinition;
+import dev.sluice.core.stage.StageChain;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,7 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.Tags;
 import software.amazon.awscdk.services.dynamodb.Attribute;
@@ -31,14 +39,23 @@ import software.amazon.awscdk.services.s3.Bucket;
 import software.amazon.awscdk.services.s3.BucketEncryption;
 import software.amazon.awscdk.services.s3.LifecycleRule;
 import software.amazon.awscdk.services.s3.ObjectOwnership;
+import software.amazon.awscdk.services.secretsmanager.Secret;
+import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
  * One pipeline's AWS resources, synthesized from its definition: a customer-managed KMS key, the
- * Kinesis streams, DynamoDB serving tables, the S3 lake bucket, the SQS dead-letter queues and one
- * Lambda function (with its Kinesis event-source mapping) per {@code consumer: lambda} stage.
+ * Kinesis streams, DynamoDB serving tables, the S3 lake bucket, the SQS dead-letter queues, one
+ * Secrets Manager secret per secret name its {@code mask} steps use, and one Lambda function (with
+ * its Kinesis event-source mapping) per {@code consumer: lambda} stage that can run today.
+ *
+ * <p>Stages that cannot run yet get no compute, and are listed with the reason in {@link
+ * #getSkippedStages()} (and as an info annotation on the stack): {@code consumer: kcl} stages (KCL
+ * services come later) and Lambda stages with an {@code aggregate} step (the aggregate sink does
+ * not exist yet; the handler refuses such a stage). Their streams, tables, queues and secrets are
+ * still created.
  *
  * <p>Every resource is encrypted with the pipeline's key. Access is granted with the constructs'
  * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
@@ -59,6 +76,18 @@ public class PipelineStack extends Stack {
     /** Tag carrying the pipeline's name on every resource of the stack. */
     public static final String PIPELINE_TAG = "sluice:pipeline";
 
+    /** Length of a generated secret: 64 letters and digits, about 380 random bits. */
+    public static final int SECRET_LENGTH = 64;
+
+    /** Why a {@code consumer: kcl} stage gets no compute. */
+    public static final String KCL_SKIP_REASON = "consumer: kcl - KCL services are not deployed yet (no compute, no"
+            + " lease table); its streams, tables, queues and secrets are created";
+
+    /** Why a Lambda stage with an {@code aggregate} step gets no function. */
+    public static final String AGGREGATE_SKIP_REASON = "aggregate step - the exactly-once DynamoDB aggregate sink"
+            + " does not exist yet and the Lambda handler refuses such a stage (no function); its streams, tables,"
+            + " queues and secrets are created";
+
     /** Tag carrying a stream's classification ({@code restricted}, {@code internal}, {@code public}). */
     public static final String CLASSIFICATION_TAG = "sluice:classification";
 
@@ -67,7 +96,9 @@ public class PipelineStack extends Stack {
     private final Map<String, Stream> streams = new LinkedHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
     private final Map<String, Queue> queues = new LinkedHashMap<>();
+    private final Map<String, Secret> secrets = new LinkedHashMap<>();
     private final Map<String, LambdaStage> lambdaStages = new LinkedHashMap<>();
+    private final Map<String, String> skippedStages = new LinkedHashMap<>();
     private final Bucket lakeBucket;
 
     public PipelineStack(Construct scope, String id, PipelineStackProps props) {
@@ -88,14 +119,51 @@ public class PipelineStack extends Stack {
         definition.streams().forEach((name, stream) -> streams.put(name, stream(name, stream)));
         definition.tables().forEach((name, table) -> tables.put(name, table(name)));
         definition.queues().forEach((name, queue) -> queues.put(name, queue(name, queue)));
-        this.lakeBucket = definition.lakes().isEmpty() ? null : lakeBucket(definition.lakes());
+        // reference objects live in the lake bucket too, so a pipeline with only those still gets one
+        boolean objectReferences = definition.references().values().stream().anyMatch(r -> r.object() != null);
+        this.lakeBucket = definition.lakes().isEmpty() && !objectReferences ? null : lakeBucket(definition.lakes());
+        secretNames(definition).forEach(name -> secrets.put(name, secret(name)));
 
         Code code = Code.fromAsset(props.lambdaArtifact().toString());
         definition.stages().forEach((name, stage) -> {
-            if (stage.consumer() == ConsumerType.LAMBDA) {
+            String reason = skipReason(stage);
+            if (reason == null) {
                 lambdaStages.put(name, new LambdaStage(this, name, stage, code));
+            } else {
+                skippedStages.put(name, reason);
+                Annotations.of(this).addInfo("Sluice stage '" + name + "' is not deployed: " + reason);
             }
         });
+    }
+
+    /** Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function. */
+    static String skipReason(StageDefinition stage) {
+        if (stage.consumer() != ConsumerType.LAMBDA) {
+            return KCL_SKIP_REASON;
+        }
+        if (stage.steps().stream().anyMatch(step -> step.type() == StepType.AGGREGATE)) {
+            return AGGREGATE_SKIP_REASON;
+        }
+        return null;
+    }
+
+    /** The secret names the {@code mask} steps of every stage use (deployed or not), sorted. */
+    static Set<String> secretNames(PipelineDefinition definition) {
+        Set<String> names = new TreeSet<>();
+        for (StageDefinition stage : definition.stages().values()) {
+            for (StepDefinition step : stage.steps()) {
+                if (step.type() == StepType.MASK) {
+                    names.add(maskSecret(step));
+                }
+            }
+        }
+        return names;
+    }
+
+    /** The secret a {@code mask} step reads: its {@code secret} option, else {@link StageChain#DEFAULT_SECRET}. */
+    static String maskSecret(StepDefinition mask) {
+        String secret = mask.option("secret");
+        return secret == null ? StageChain.DEFAULT_SECRET : secret;
     }
 
     private Stream stream(String name, StreamDefinition definition) {
@@ -167,6 +235,25 @@ public class PipelineStack extends Stack {
                 .build();
     }
 
+    /**
+     * A secret generated by Secrets Manager at deployment (the template holds only the generator's
+     * settings), encrypted with the pipeline's key. Kept when the stack is deleted: tokens made with
+     * a lost tokenization key can never be joined again.
+     */
+    private Secret secret(String name) {
+        return Secret.Builder.create(this, "Secret" + LogicalNames.pascal(name))
+                .description("Sluice pipeline " + definition.pipeline() + ": secret '" + name
+                        + "' (mask steps), generated at deployment")
+                .encryptionKey(key)
+                .generateSecretString(SecretStringGenerator.builder()
+                        .passwordLength(SECRET_LENGTH)
+                        .excludePunctuation(true)
+                        .includeSpace(false)
+                        .build())
+                .removalPolicy(RemovalPolicy.RETAIN)
+                .build();
+    }
+
     private static String description(PipelineDefinition definition) {
         String text = "Sluice pipeline " + definition.pipeline()
                 + (definition.description().isBlank() ? "" : ": " + definition.description());
@@ -213,12 +300,33 @@ public class PipelineStack extends Stack {
         return lookup(queues, logicalName, "queue");
     }
 
-    /** The bucket holding every lake prefix of the pipeline; empty when it declares no lakes. */
+    /**
+     * The bucket holding every lake prefix and reference object of the pipeline; empty when it
+     * declares neither.
+     */
     public Optional<Bucket> getLakeBucket() {
         return Optional.ofNullable(lakeBucket);
     }
 
-    /** The {@code consumer: lambda} stages by stage name, in declaration order. */
+    /** The Secrets Manager secrets by secret name (as {@code mask} steps name them), sorted. */
+    public Map<String, Secret> getSecrets() {
+        return Collections.unmodifiableMap(secrets);
+    }
+
+    /** The secret with this name. */
+    public Secret getSecret(String secretName) {
+        return lookup(secrets, secretName, "secret");
+    }
+
+    /**
+     * The stages that got no compute, by stage name in declaration order, each with the reason
+     * ({@link #KCL_SKIP_REASON}, {@link #AGGREGATE_SKIP_REASON}).
+     */
+    public Map<String, String> getSkippedStages() {
+        return Collections.unmodifiableMap(skippedStages);
+    }
+
+    /** The deployed {@code consumer: lambda} stages by stage name, in declaration order. */
     public Map<String, LambdaStage> getLambdaStages() {
         return Collections.unmodifiableMap(lambdaStages);
     }

@@ -15,7 +15,8 @@ import software.amazon.awscdk.AppProps;
 
 /**
  * The CDK app: one {@link PipelineStack} per {@code pipelines/*.yaml}, named {@code
- * sluice-<pipeline>}.
+ * sluice-<pipeline>}. Stages that cannot be deployed yet are listed after synthesis with the reason
+ * ({@link PipelineStack#getSkippedStages()}).
  *
  * <p>Inputs:
  *
@@ -63,6 +64,11 @@ public final class SluiceApp {
         app.synth();
         System.out.println("Synthesized " + stacks.size() + " pipeline stack(s) into " + app.getOutdir() + ": "
                 + stacks.stream().map(PipelineStack::getStackName).toList());
+        for (PipelineStack stack : stacks) {
+            stack.getSkippedStages()
+                    .forEach((stage, reason) -> System.out.println(
+                            "  " + stack.getStackName() + ": stage '" + stage + "' not deployed: " + reason));
+        }
     }
 
     /**

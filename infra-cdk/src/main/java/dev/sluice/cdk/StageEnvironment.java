@@ -2,8 +2,9 @@ package dev.sluice.cdk;
 
 /**
  * JVM settings of a stage's Lambda function. The Sluice variables it receives (resource names,
- * never secrets) are named by {@link dev.sluice.core.definition.EnvironmentNames}, which the
- * handler reads and the local runner sets too.
+ * URLs and secret ARNs, never secret values) are named by {@link
+ * dev.sluice.core.definition.EnvironmentNames}, which the handler reads and the local runner sets
+ * too.
  */
 public final class StageEnvironment {
 

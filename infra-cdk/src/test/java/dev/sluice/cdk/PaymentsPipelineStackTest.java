@@ -56,6 +56,9 @@ class PaymentsPipelineStackTest {
         template.resourceCountIs("AWS::Lambda::Function", 1);
         template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
         template.resourceCountIs("AWS::KMS::Key", 1);
+        template.resourceCountIs("AWS::SecretsManager::Secret", 1);
+        assertThat(stack.getSecrets()).containsOnlyKeys("tokenization-key");
+        assertThat(stack.getSkippedStages()).isEmpty();
     }
 
     @Test
@@ -127,7 +130,7 @@ class PaymentsPipelineStackTest {
     @Test
     void functionEnvironmentHoldsResourceNamesOnly() {
         LambdaStage validate = stack.getLambdaStage("validate");
-        Map<String, Object> environment = environment(TestApps.logicalId(validate.getFunction()));
+        Map<String, Object> environment = TemplateQueries.environment(template, validate.getFunction());
         assertThat(environment)
                 .containsOnlyKeys(
                         "SLUICE_PIPELINE",
@@ -135,12 +138,15 @@ class PaymentsPipelineStackTest {
                         "SLUICE_TABLE_PAYMENTS_BY_ID",
                         "SLUICE_LAKE_BUCKET",
                         "SLUICE_QUEUE_URL_PAYMENTS_DLQ",
+                        "SLUICE_SECRET_ID_TOKENIZATION_KEY",
                         "JAVA_TOOL_OPTIONS")
                 .containsEntry("SLUICE_PIPELINE", "payments")
                 .containsEntry("SLUICE_STAGE", "validate")
                 .containsEntry("SLUICE_TABLE_PAYMENTS_BY_ID", ref(stack.getTable("payments-by-id")))
                 .containsEntry("SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow()))
-                .containsEntry("SLUICE_QUEUE_URL_PAYMENTS_DLQ", ref(stack.getQueue("payments-dlq")));
+                .containsEntry("SLUICE_QUEUE_URL_PAYMENTS_DLQ", ref(stack.getQueue("payments-dlq")))
+                // Ref of a secret is its ARN: the function reads the value from Secrets Manager
+                .containsEntry("SLUICE_SECRET_ID_TOKENIZATION_KEY", ref(stack.getSecret("tokenization-key")));
     }
 
     @Test
@@ -150,8 +156,52 @@ class PaymentsPipelineStackTest {
         List<String> findings = new ArrayList<>();
         functions
                 .keySet()
-                .forEach(id -> SecretLookingValues.in(environment(id)).forEach(f -> findings.add(id + " " + f)));
+                .forEach(id -> SecretLookingValues.in(
+                                TemplateQueries.environment(template, id), TemplateQueries.secretLogicalIds(template))
+                        .forEach(f -> findings.add(id + " " + f)));
         assertThat(findings).isEmpty();
+    }
+
+    @Test
+    void tokenizationKeyIsGeneratedAtDeploymentAndEncryptedWithThePipelineKey() {
+        Map<String, Object> secret = template.findResources("AWS::SecretsManager::Secret")
+                .get(TestApps.logicalId(stack.getSecret("tokenization-key")));
+        assertThat(secret).containsEntry("DeletionPolicy", "Retain");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> properties = (Map<String, Object>) secret.get("Properties");
+        assertThat(properties)
+                .containsEntry("KmsKeyId", getAtt(stack.getEncryptionKey(), "Arn"))
+                .doesNotContainKeys("SecretString", "SecretStringValue");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> generator = (Map<String, Object>) properties.get("GenerateSecretString");
+        assertThat(generator).containsEntry("ExcludePunctuation", true);
+        assertThat(((Number) generator.get("PasswordLength")).intValue()).isGreaterThanOrEqualTo(32);
+    }
+
+    @Test
+    void templateHoldsNoSecretValue() {
+        Map<String, Object> json = template.toJSON();
+        assertThat(TemplateQueries.keys(json)).doesNotContain("SecretString", "SecretStringValue", "SecretBinary");
+        assertThat(TemplateQueries.strings(json))
+                .noneMatch(
+                        text -> text.contains("{{resolve:secretsmanager:") || text.contains("{{resolve:ssm-secure:"));
+    }
+
+    @Test
+    void onlyTheStageFunctionMayReadTheTokenizationKeyAndOnlyThatSecret() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        List<Map<String, Object>> all = TemplateQueries.statements(template);
+        List<Map<String, Object>> reading = TemplateQueries.allowing(all, "secretsmanager:GetSecretValue");
+        assertThat(reading).hasSize(1);
+        assertThat(TemplateQueries.resources(reading.get(0))).containsExactly(ref(stack.getSecret("tokenization-key")));
+        assertThat(TemplateQueries.statementsOf(template, validate.getFunction().getRole()))
+                .contains(reading.get(0));
+        // nothing else in any identity policy touches Secrets Manager
+        assertThat(all)
+                .filteredOn(statement -> TemplateQueries.actions(statement).stream()
+                        .anyMatch(action -> action.toString().startsWith("secretsmanager:")))
+                .allSatisfy(statement -> assertThat(TemplateQueries.resources(statement))
+                        .containsExactly(ref(stack.getSecret("tokenization-key"))));
     }
 
     @Test
@@ -253,53 +303,19 @@ class PaymentsPipelineStackTest {
 
     @Test
     void identityPoliciesNameNoWildcardResource() {
-        Map<String, Map<String, Object>> policies = template.findResources("AWS::IAM::Policy");
-        assertThat(policies).isNotEmpty();
         List<Object> resources = new ArrayList<>();
-        policies.values()
-                .forEach(policy -> statements(policy).forEach(statement -> {
-                    Object resource = statement.get("Resource");
-                    if (resource instanceof List<?> list) {
-                        resources.addAll(list);
-                    } else {
-                        resources.add(resource);
-                    }
-                }));
+        TemplateQueries.statements(template)
+                .forEach(statement -> resources.addAll(TemplateQueries.resources(statement)));
         assertThat(resources).isNotEmpty().doesNotContain("*");
     }
 
     @Test
     void functionMayReadAndPutLakeObjectsButNotDeleteThem() {
         List<Object> actions = new ArrayList<>();
-        template.findResources("AWS::IAM::Policy")
-                .values()
-                .forEach(policy -> statements(policy).forEach(statement -> {
-                    Object action = statement.get("Action");
-                    if (action instanceof List<?> list) {
-                        actions.addAll(list);
-                    } else {
-                        actions.add(action);
-                    }
-                }));
+        TemplateQueries.statements(template).forEach(statement -> actions.addAll(TemplateQueries.actions(statement)));
         assertThat(actions)
                 .contains("s3:PutObject", "s3:GetObject*", "dynamodb:PutItem", "sqs:SendMessage", "kinesis:GetRecords")
                 .noneMatch(action -> action.toString().startsWith("s3:Delete"))
                 .noneMatch(action -> action.toString().equals("dynamodb:Scan"));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> environment(String functionLogicalId) {
-        Map<String, Object> function =
-                template.findResources("AWS::Lambda::Function").get(functionLogicalId);
-        Map<String, Object> properties = (Map<String, Object>) function.get("Properties");
-        Map<String, Object> environment = (Map<String, Object>) properties.get("Environment");
-        return (Map<String, Object>) environment.get("Variables");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> statements(Map<String, Object> policy) {
-        Map<String, Object> properties = (Map<String, Object>) policy.get("Properties");
-        Map<String, Object> document = (Map<String, Object>) properties.get("PolicyDocument");
-        return (List<Map<String, Object>>) document.get("Statement");
     }
 }

@@ -2,8 +2,10 @@ package dev.sluice.cdk;
 
 import static dev.sluice.cdk.TestApps.getAtt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.definition.PipelineDefinition;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -11,10 +13,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
-/** Definitions other than payments: on-demand streams, no lake, KCL stages, defaults. */
+/**
+ * Definitions other than the repository's: on-demand streams, no lake, KCL stages, defaults; and
+ * enrich steps reading a table and a lake-bucket object, masks with their own secret names, and a
+ * Lambda stage that aggregates (not deployed).
+ */
 class PipelineStackVariantsTest {
 
     private static final String CLICKS = """
@@ -56,11 +63,64 @@ class PipelineStackVariantsTest {
                   deadLetterQueue: clicks-dlq
             """;
 
+    /** No lakes, but a reference object, so a bucket; enrich, mask and aggregate steps. */
+    private static final String LOOKUPS = """
+            pipeline: lookups
+            streams:
+              orders:
+                shards: 1
+                schema: payments.transaction.v1
+            tables:
+              customers:
+                key: customerId
+              enriched:
+                key: eventId
+              totals:
+                key: pk
+            references:
+              customers:
+                table: customers
+                key: customerId
+              countries:
+                object: reference/countries.jsonl
+            queues:
+              dlq: {}
+            stages:
+              enricher:
+                input: orders
+                steps:
+                  - enrich: {reference: customers, key: key, into: customer}
+                  - enrich: {reference: countries, key: key, into: country}
+                  - mask: {secret: pepper}
+                sinks:
+                  - table: enriched
+                failure:
+                  deadLetterQueue: dlq
+              totals:
+                input: orders
+                consumer: lambda
+                steps:
+                  - aggregate: {name: per-key, key: key, window: 1m, table: totals}
+                failure:
+                  deadLetterQueue: dlq
+              later:
+                input: orders
+                consumer: kcl
+                steps:
+                  - mask
+                sinks:
+                  - table: enriched
+                failure:
+                  deadLetterQueue: dlq
+            """;
+
     @TempDir
     static Path dir;
 
     private static PipelineStack stack;
     private static Template template;
+    private static PipelineStack lookups;
+    private static Template lookupsTemplate;
 
     @BeforeAll
     static void synthesize() throws Exception {
@@ -68,7 +128,14 @@ class PipelineStackVariantsTest {
         PipelineDefinition definition = TestApps.loader().parse("clicks.yaml", CLICKS);
         stack = new PipelineStack(
                 app, "sluice-clicks", new PipelineStackProps(definition, SluiceApp.lambdaArtifact(app), null));
+        lookups = new PipelineStack(
+                app,
+                "sluice-lookups",
+                new PipelineStackProps(
+                        TestApps.loader().parse("lookups.yaml", LOOKUPS), SluiceApp.lambdaArtifact(app), null));
+        // every stack exists before the first synthesis
         template = Template.fromStack(stack);
+        lookupsTemplate = Template.fromStack(lookups);
     }
 
     @Test
@@ -133,5 +200,123 @@ class PipelineStackVariantsTest {
     @Test
     void queueWithoutSettingsKeepsMessagesFourteenDays() {
         template.hasResourceProperties("AWS::SQS::Queue", Map.of("MessageRetentionPeriod", 14 * 24 * 3600));
+    }
+
+    @Test
+    void pipelineWithoutMaskStepsHasNoSecret() {
+        assertThat(stack.getSecrets()).isEmpty();
+        template.resourceCountIs("AWS::SecretsManager::Secret", 0);
+    }
+
+    @Test
+    void kclStageIsRecordedAsSkipped() {
+        assertThat(stack.getSkippedStages()).containsOnly(Map.entry("sessionize", PipelineStack.KCL_SKIP_REASON));
+    }
+
+    @Test
+    void enrichingStageNamesItsReferenceTableBucketAndSecret() {
+        LambdaStage enricher = lookups.getLambdaStage("enricher");
+        assertThat(TemplateQueries.environment(lookupsTemplate, enricher.getFunction()))
+                .containsOnlyKeys(
+                        "SLUICE_PIPELINE",
+                        "SLUICE_STAGE",
+                        "SLUICE_TABLE_ENRICHED",
+                        "SLUICE_TABLE_CUSTOMERS",
+                        "SLUICE_LAKE_BUCKET",
+                        "SLUICE_SECRET_ID_PEPPER",
+                        "SLUICE_QUEUE_URL_DLQ",
+                        "JAVA_TOOL_OPTIONS")
+                .containsEntry("SLUICE_TABLE_CUSTOMERS", TestApps.ref(lookups.getTable("customers")))
+                .containsEntry(
+                        "SLUICE_LAKE_BUCKET",
+                        TestApps.ref(lookups.getLakeBucket().orElseThrow()))
+                .containsEntry("SLUICE_SECRET_ID_PEPPER", TestApps.ref(lookups.getSecret("pepper")));
+    }
+
+    @Test
+    void referenceObjectGetsABucketEvenWithoutLakes() {
+        assertThat(lookups.getDefinition().lakes()).isEmpty();
+        assertThat(lookups.getLakeBucket()).isPresent();
+        lookupsTemplate.resourceCountIs("AWS::S3::Bucket", 1);
+    }
+
+    @Test
+    void referenceTableIsReadNotWritten() {
+        LambdaStage enricher = lookups.getLambdaStage("enricher");
+        List<Map<String, Object>> statements = TemplateQueries.statementsOf(
+                lookupsTemplate, enricher.getFunction().getRole());
+        Object customers = getAtt(lookups.getTable("customers"), "Arn");
+        assertThat(TemplateQueries.allowing(statements, "dynamodb:Scan"))
+                .singleElement()
+                .satisfies(statement ->
+                        assertThat(TemplateQueries.resources(statement)).contains(customers));
+        assertThat(TemplateQueries.allowing(statements, "dynamodb:PutItem"))
+                .isNotEmpty()
+                .allSatisfy(statement ->
+                        assertThat(TemplateQueries.resources(statement)).doesNotContain(customers));
+    }
+
+    @Test
+    void referenceObjectIsReadByItsExactKeyOnly() {
+        LambdaStage enricher = lookups.getLambdaStage("enricher");
+        List<Map<String, Object>> s3 =
+                TemplateQueries.statementsOf(
+                                lookupsTemplate, enricher.getFunction().getRole())
+                        .stream()
+                        .filter(statement -> TemplateQueries.actions(statement).stream()
+                                .anyMatch(action -> action.toString().startsWith("s3:")))
+                        .toList();
+        Object objectArn = Map.of(
+                "Fn::Join",
+                List.of(
+                        "",
+                        List.of(getAtt(lookups.getLakeBucket().orElseThrow(), "Arn"), "/reference/countries.jsonl")));
+        assertThat(s3).singleElement().satisfies(statement -> {
+            assertThat(TemplateQueries.actions(statement)).containsExactly("s3:GetObject");
+            assertThat(TemplateQueries.resources(statement)).containsExactly(objectArn);
+        });
+    }
+
+    @Test
+    void everyMaskSecretIsCreatedAndEachFunctionReadsOnlyItsOwn() {
+        assertThat(lookups.getSecrets()).containsOnlyKeys("pepper", "tokenization-key");
+        lookupsTemplate.resourceCountIs("AWS::SecretsManager::Secret", 2);
+        List<Map<String, Object>> reading =
+                TemplateQueries.allowing(TemplateQueries.statements(lookupsTemplate), "secretsmanager:GetSecretValue");
+        assertThat(reading)
+                .singleElement()
+                .satisfies(statement -> assertThat(TemplateQueries.resources(statement))
+                        .containsExactly(TestApps.ref(lookups.getSecret("pepper"))));
+    }
+
+    @Test
+    void aggregatingLambdaStageGetsNoFunctionAndIsRecordedAsSkipped() {
+        assertThat(lookups.getLambdaStages()).containsOnlyKeys("enricher");
+        assertThat(lookups.getSkippedStages())
+                .containsOnly(
+                        Map.entry("totals", PipelineStack.AGGREGATE_SKIP_REASON),
+                        Map.entry("later", PipelineStack.KCL_SKIP_REASON));
+        lookupsTemplate.resourceCountIs("AWS::Lambda::Function", 1);
+        lookupsTemplate.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
+        Annotations.fromStack(lookups)
+                .hasInfo(
+                        "/sluice-lookups",
+                        Match.stringLikeRegexp(".*stage 'totals' is not deployed: aggregate step.*"));
+    }
+
+    @Test
+    void referenceObjectKeyWithIamWildcardsIsRefused() throws Exception {
+        // an app of its own: this one is already synthesized
+        App other = TestApps.app(Files.createDirectories(dir.resolve("wildcards")));
+        String wildcard =
+                LOOKUPS.replace("lookups", "wildcards").replace("reference/countries.jsonl", "reference/*.jsonl");
+        PipelineDefinition definition = TestApps.loader().parse("wildcards.yaml", wildcard);
+        assertThatThrownBy(() -> new PipelineStack(
+                        other,
+                        "sluice-wildcards",
+                        new PipelineStackProps(definition, SluiceApp.lambdaArtifact(other), null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reference/*.jsonl")
+                .hasMessageContaining("*, ? or $");
     }
 }

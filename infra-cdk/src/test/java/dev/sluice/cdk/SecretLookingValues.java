@@ -1,14 +1,20 @@
 package dev.sluice.cdk;
 
+import dev.sluice.core.definition.EnvironmentNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
  * Finds environment variables that look like they carry a secret: a secret-sounding name, a
  * literal value shaped like a key or token, or a dynamic reference to Secrets Manager or a secure
  * SSM parameter (which CloudFormation would resolve into the plain-text environment).
+ *
+ * <p>One secret-sounding name is expected: a {@code SLUICE_SECRET_ID_<NAME>} variable whose value is
+ * exactly a {@code Ref} to a Secrets Manager secret of the template names the secret (its ARN),
+ * not its value. Any other value of such a variable is a finding.
  */
 final class SecretLookingValues {
 
@@ -31,8 +37,26 @@ final class SecretLookingValues {
      *     or CloudFormation intrinsics
      */
     static List<String> in(Map<String, Object> environment) {
+        return in(environment, Set.of());
+    }
+
+    /**
+     * As {@link #in(Map)}, except that a {@code SLUICE_SECRET_ID_<NAME>} variable whose value is
+     * {@code {"Ref": id}} with {@code id} one of {@code secretLogicalIds} is not a finding.
+     *
+     * @param secretLogicalIds logical ids of the template's {@code AWS::SecretsManager::Secret}
+     *     resources
+     */
+    static List<String> in(Map<String, Object> environment, Set<String> secretLogicalIds) {
         List<String> findings = new ArrayList<>();
         environment.forEach((name, value) -> {
+            if (name.startsWith(EnvironmentNames.SECRET_ID_PREFIX)
+                    && value instanceof Map<?, ?> ref
+                    && ref.size() == 1
+                    && ref.get("Ref") instanceof String id
+                    && secretLogicalIds.contains(id)) {
+                return; // the secret's ARN
+            }
             if (SECRET_NAME.matcher(name).matches()) {
                 findings.add(name + ": secret-sounding name");
             }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SecretLookingValuesTest {
@@ -44,5 +45,36 @@ class SecretLookingValuesTest {
         Object joined = Map.of("Fn::Join", List.of("", List.of("{{resolve:secretsmanager:", Map.of("Ref", "S"), "}}")));
         assertThat(SecretLookingValues.in(Map.of("SLUICE_X", joined)))
                 .anyMatch(finding -> finding.contains("secretsmanager"));
+    }
+
+    @Test
+    void secretIdVariableReferencingASecretResourceIsNotAFinding() {
+        Map<String, Object> environment =
+                Map.of("SLUICE_SECRET_ID_TOKENIZATION_KEY", Map.of("Ref", "SecretTokenizationKey44C1999F"));
+        assertThat(SecretLookingValues.in(environment, Set.of("SecretTokenizationKey44C1999F")))
+                .isEmpty();
+        // without knowing the template's secrets, the name alone is suspect
+        assertThat(SecretLookingValues.in(environment)).hasSize(1);
+    }
+
+    @Test
+    void secretIdVariableHoldingAnythingButASecretReferenceIsAFinding() {
+        Set<String> secrets = Set.of("SecretTokenizationKey44C1999F");
+        assertThat(SecretLookingValues.in(Map.of("SLUICE_SECRET_ID_TOKENIZATION_KEY", "a-literal-value"), secrets))
+                .hasSize(1);
+        assertThat(SecretLookingValues.in(
+                        Map.of("SLUICE_SECRET_ID_TOKENIZATION_KEY", Map.of("Ref", "TablePaymentsById324042E1")),
+                        secrets))
+                .hasSize(1);
+        Object resolved = Map.of(
+                "Fn::Join",
+                List.of(
+                        "",
+                        List.of("{{resolve:secretsmanager:", Map.of("Ref", "SecretTokenizationKey44C1999F"), "}}")));
+        assertThat(SecretLookingValues.in(Map.of("SLUICE_SECRET_ID_TOKENIZATION_KEY", resolved), secrets))
+                .anyMatch(finding -> finding.contains("secretsmanager"));
+        assertThat(SecretLookingValues.in(
+                        Map.of("SLUICE_HMAC_KEY", Map.of("Ref", "SecretTokenizationKey44C1999F")), secrets))
+                .hasSize(1);
     }
 }

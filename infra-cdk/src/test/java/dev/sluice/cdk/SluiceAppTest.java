@@ -29,7 +29,7 @@ class SluiceAppTest {
                     .map(name -> "sluice-" + name.substring(0, name.length() - ".yaml".length()))
                     .toList();
         }
-        assertThat(pipelines).contains("sluice-payments");
+        assertThat(pipelines).contains("sluice-payments", "sluice-clickstream");
 
         List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), root);
 

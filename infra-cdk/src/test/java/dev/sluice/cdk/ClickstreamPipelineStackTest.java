@@ -1,0 +1,163 @@
+package dev.sluice.cdk;
+
+import static dev.sluice.cdk.TestApps.getAtt;
+import static dev.sluice.cdk.TestApps.ref;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.definition.ConsumerType;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.SinkDefinition;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Annotations;
+import software.amazon.awscdk.assertions.Match;
+import software.amazon.awscdk.assertions.Template;
+
+/**
+ * The stack synthesized from {@code pipelines/clickstream.yaml}: a Lambda stage that masks and
+ * re-keys into a second stream, and a KCL stage that is not deployed yet.
+ */
+class ClickstreamPipelineStackTest {
+
+    @TempDir
+    static Path dir;
+
+    private static PipelineStack stack;
+    private static PipelineDefinition definition;
+    private static Template template;
+
+    @BeforeAll
+    static void synthesize() throws Exception {
+        App app = TestApps.app(dir);
+        stack = SluiceApp.addPipelines(app, SluiceRoot.locate()).stream()
+                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
+                .findFirst()
+                .orElseThrow();
+        definition = stack.getDefinition();
+        template = Template.fromStack(stack);
+    }
+
+    @Test
+    void stackIsNamedAfterThePipelineAndKeepsEveryDeclaredResource() {
+        assertThat(stack.getStackName()).isEqualTo("sluice-clickstream");
+        assertThat(definition.streams()).containsOnlyKeys("clicks-raw", "clicks-by-page");
+        assertThat(definition.tables()).containsOnlyKeys("page-catalogue", "page-views-per-minute");
+        template.resourceCountIs("AWS::Kinesis::Stream", 2);
+        template.resourceCountIs("AWS::DynamoDB::Table", 2);
+        template.resourceCountIs("AWS::SQS::Queue", 1);
+        template.resourceCountIs("AWS::S3::Bucket", 1);
+        template.resourceCountIs("AWS::SecretsManager::Secret", 1);
+        template.hasResourceProperties(
+                "AWS::Kinesis::Stream",
+                Map.of(
+                        "ShardCount",
+                        2,
+                        "StreamEncryption",
+                        Map.of("EncryptionType", "KMS", "KeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+    }
+
+    @Test
+    void rekeyStageFunctionNamesItsTargetStreamAndSecretAmongResourceNamesOnly() {
+        assertThat(definition.stage("mask-and-rekey").sinks())
+                .contains(new SinkDefinition(null, null, "clicks-by-page"));
+        LambdaStage stage = stack.getLambdaStage("mask-and-rekey");
+        assertThat(TemplateQueries.environment(template, stage.getFunction()))
+                .containsOnlyKeys(
+                        "SLUICE_PIPELINE",
+                        "SLUICE_STAGE",
+                        "SLUICE_LAKE_BUCKET",
+                        "SLUICE_STREAM_CLICKS_BY_PAGE",
+                        "SLUICE_QUEUE_URL_CLICKS_DLQ",
+                        "SLUICE_SECRET_ID_TOKENIZATION_KEY",
+                        "JAVA_TOOL_OPTIONS")
+                .containsEntry("SLUICE_PIPELINE", "clickstream")
+                .containsEntry("SLUICE_STAGE", "mask-and-rekey")
+                // Ref of a stream is its physical name
+                .containsEntry("SLUICE_STREAM_CLICKS_BY_PAGE", ref(stack.getStream("clicks-by-page")))
+                .containsEntry("SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow()))
+                .containsEntry("SLUICE_SECRET_ID_TOKENIZATION_KEY", ref(stack.getSecret("tokenization-key")));
+    }
+
+    @Test
+    void rekeyStageMayPutRecordsIntoClicksByPageOnly() {
+        LambdaStage stage = stack.getLambdaStage("mask-and-rekey");
+        List<Map<String, Object>> all = TemplateQueries.statements(template);
+        List<Map<String, Object>> putting = TemplateQueries.allowing(all, "kinesis:PutRecords");
+        assertThat(putting).hasSize(1);
+        assertThat(TemplateQueries.resources(putting.get(0)))
+                .containsExactly(getAtt(stack.getStream("clicks-by-page"), "Arn"));
+        assertThat(TemplateQueries.statementsOf(template, stage.getFunction().getRole()))
+                .contains(putting.get(0));
+        // no identity policy lets anything write to another stream, or use a wildcard resource
+        assertThat(all)
+                .filteredOn(statement -> TemplateQueries.actions(statement).stream()
+                        .anyMatch(action -> action.toString().startsWith("kinesis:Put")))
+                .allSatisfy(statement -> assertThat(TemplateQueries.resources(statement))
+                        .containsExactly(getAtt(stack.getStream("clicks-by-page"), "Arn")));
+        List<Object> resources = new ArrayList<>();
+        all.forEach(statement -> resources.addAll(TemplateQueries.resources(statement)));
+        assertThat(resources).isNotEmpty().doesNotContain("*");
+    }
+
+    @Test
+    void rekeyStageMayReadItsSecretOnly() {
+        List<Map<String, Object>> reading =
+                TemplateQueries.allowing(TemplateQueries.statements(template), "secretsmanager:GetSecretValue");
+        assertThat(reading).hasSize(1);
+        assertThat(TemplateQueries.resources(reading.get(0))).containsExactly(ref(stack.getSecret("tokenization-key")));
+        template.hasResourceProperties(
+                "AWS::SecretsManager::Secret",
+                Match.objectLike(Map.of("KmsKeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+    }
+
+    @Test
+    void kclStagePageCountsGetsNoFunctionAndIsRecordedAsSkipped() {
+        assertThat(definition.stage("page-counts").consumer()).isEqualTo(ConsumerType.KCL);
+        assertThat(stack.getLambdaStages()).containsOnlyKeys("mask-and-rekey");
+        assertThat(stack.getSkippedStages()).containsOnlyKeys("page-counts");
+        assertThat(stack.getSkippedStages().get("page-counts")).isEqualTo(PipelineStack.KCL_SKIP_REASON);
+        Annotations.fromStack(stack)
+                .hasInfo(
+                        "/sluice-clickstream",
+                        Match.stringLikeRegexp(".*stage 'page-counts' is not deployed: consumer: kcl.*"));
+
+        template.resourceCountIs("AWS::Lambda::Function", 1);
+        List<Object> stages = new ArrayList<>();
+        template.findResources("AWS::Lambda::Function")
+                .keySet()
+                .forEach(id ->
+                        stages.add(TemplateQueries.environment(template, id).get("SLUICE_STAGE")));
+        assertThat(stages).containsExactly("mask-and-rekey");
+        template.resourcePropertiesCountIs(
+                "AWS::Logs::LogGroup", Map.of("LogGroupName", "/sluice/clickstream/page-counts"), 0);
+        // the only event-source mapping reads clicks-raw: nothing consumes clicks-by-page yet
+        template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
+        template.hasResourceProperties(
+                "AWS::Lambda::EventSourceMapping",
+                Map.of("EventSourceArn", getAtt(stack.getStream("clicks-raw"), "Arn"), "BatchSize", 500));
+    }
+
+    @Test
+    void nothingReadsTheCatalogueOrWritesTheAggregateTableYet() {
+        List<Object> actions = new ArrayList<>();
+        TemplateQueries.statements(template).forEach(statement -> actions.addAll(TemplateQueries.actions(statement)));
+        assertThat(actions).noneMatch(action -> action.toString().startsWith("dynamodb:"));
+    }
+
+    @Test
+    void noFunctionEnvironmentHoldsSecretLookingValues() {
+        List<String> findings = new ArrayList<>();
+        template.findResources("AWS::Lambda::Function")
+                .keySet()
+                .forEach(id -> SecretLookingValues.in(
+                                TemplateQueries.environment(template, id), TemplateQueries.secretLogicalIds(template))
+                        .forEach(f -> findings.add(id + " " + f)));
+        assertThat(findings).isEmpty();
+    }
+}
