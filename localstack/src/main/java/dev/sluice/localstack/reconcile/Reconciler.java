@@ -15,7 +15,6 @@ import java.util.zip.GZIPInputStream;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -151,15 +150,10 @@ public final class Reconciler {
     /** eventId → how many items of the table hold it. */
     private Map<String, Integer> tableEventIds(String table) {
         Map<String, Integer> ids = new HashMap<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            ScanResponse page = dynamoDb.scan(b -> b.tableName(table).exclusiveStartKey(from));
-            for (Map<String, AttributeValue> item : page.items()) {
-                ids.merge(item.get("eventId").s(), 1, Integer::sum);
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(table)).items()) {
+            ids.merge(item.get("eventId").s(), 1, Integer::sum);
+        }
         return ids;
     }
 

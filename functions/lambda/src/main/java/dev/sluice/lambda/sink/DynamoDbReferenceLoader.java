@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /** Reads a whole DynamoDB table of reference items (scalar attributes become JSON fields). */
 public final class DynamoDbReferenceLoader implements ReferenceLoader {
@@ -28,18 +27,13 @@ public final class DynamoDbReferenceLoader implements ReferenceLoader {
     @Override
     public Map<String, JsonNode> loadAll() {
         Map<String, JsonNode> items = new HashMap<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            ScanResponse page = dynamoDb.scan(b -> b.tableName(table).exclusiveStartKey(from));
-            for (Map<String, AttributeValue> item : page.items()) {
-                AttributeValue key = item.get(keyAttribute);
-                if (key != null && key.s() != null) {
-                    items.put(key.s(), json(item));
-                }
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(table)).items()) {
+            AttributeValue key = item.get(keyAttribute);
+            if (key != null && key.s() != null) {
+                items.put(key.s(), json(item));
             }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
+        }
         return items;
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.lambda.sink;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
@@ -48,7 +49,7 @@ public final class DynamoDbStateSink implements EventSink {
     public DynamoDbStateSink(DynamoDbClient dynamoDb, String table, String keyField, ExecutorService writers) {
         this.dynamoDb = dynamoDb;
         this.table = table;
-        this.keyField = JsonPointer.compile("/" + keyField.replace('.', '/'));
+        this.keyField = FieldPaths.pointer(keyField);
         this.writers = writers;
     }
 

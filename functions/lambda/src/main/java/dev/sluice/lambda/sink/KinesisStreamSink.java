@@ -2,6 +2,7 @@ package dev.sluice.lambda.sink;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
@@ -34,7 +35,7 @@ public final class KinesisStreamSink implements EventSink {
     public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField) {
         this.kinesis = kinesis;
         this.stream = stream;
-        this.partitionKey = JsonPointer.compile("/" + partitionKeyField.replace('.', '/'));
+        this.partitionKey = FieldPaths.pointer(partitionKeyField);
     }
 
     @Override

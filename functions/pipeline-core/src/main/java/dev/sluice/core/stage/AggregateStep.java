@@ -2,6 +2,7 @@ package dev.sluice.core.stage;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ReasonCode;
@@ -83,6 +84,6 @@ final class AggregateStep implements Step {
     }
 
     private static JsonPointer pointer(String path) {
-        return JsonPointer.compile("/" + path.replace('.', '/'));
+        return FieldPaths.pointer(path);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.core.stage;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.enrich.MissPolicy;
 import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.event.DeadLetter;
@@ -28,7 +29,7 @@ final class EnrichStep implements Step {
             JsonNode defaultItem) {
         this.reference = reference;
         this.cache = cache;
-        this.key = JsonPointer.compile("/" + keyPath.replace('.', '/'));
+        this.key = FieldPaths.pointer(keyPath);
         this.keyPath = keyPath;
         this.into = into;
         this.onMiss = onMiss;
