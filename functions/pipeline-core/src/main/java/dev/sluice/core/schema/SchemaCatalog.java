@@ -8,6 +8,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.NonValidationKeyword;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
+import dev.sluice.core.schema.fast.FastValidator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -108,7 +109,7 @@ public final class SchemaCatalog {
             JsonNode document = mapper.readTree(in);
             JsonSchema schema = factory.getSchema(document, config);
             schema.initializeValidators();
-            return new EventSchema(name, schema, document);
+            return new EventSchema(name, schema, document, FastValidator.compile(document));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read schema '" + name + "'", e);
         }

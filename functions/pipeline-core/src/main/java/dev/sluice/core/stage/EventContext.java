@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,11 +45,7 @@ public final class EventContext {
         if (occurredAt == null) {
             JsonNode text = event.get(Envelope.OCCURRED_AT);
             if (text != null && text.isTextual()) {
-                try {
-                    occurredAt = OffsetDateTime.parse(text.textValue()).toInstant();
-                } catch (DateTimeParseException e) {
-                    return null;
-                }
+                occurredAt = Timestamps.parse(text.textValue());
             }
         }
         return occurredAt;
