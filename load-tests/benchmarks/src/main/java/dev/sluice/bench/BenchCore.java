@@ -1,0 +1,291 @@
+package dev.sluice.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.profile.JavaFlightRecorderProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * {@code ./sluice bench core}: runs {@link StageChainBenchmark}'s chain and baseline in one JMH run
+ * (one fork each, single thread), prints a table and ends with one machine-readable line:
+ *
+ * <pre>RESULT chain_events_per_s=N baseline_events_per_s=N ratio=R</pre>
+ *
+ * <p>{@code --quick} is a ~20 s smoke run; {@code --profile} runs only the chain under Flight
+ * Recorder and JMH's GC profiler and summarises where the time goes.
+ */
+public final class BenchCore {
+
+    static final String USAGE = "usage: ./sluice bench core [--quick] [--profile] [--pipeline FILE] [--stage NAME]";
+
+    /** Forked benchmark JVMs: a fixed heap, so that sizing does not move the numbers. */
+    static final List<String> FORK_JVM_ARGS = List.of("-Xms1g", "-Xmx1g");
+
+    /** What the command line asks for. */
+    record Settings(boolean quick, boolean profile, boolean help, String pipeline, String stage) {
+
+        /**
+         * Iterations and their length: full ≈ 75 s for both benchmarks, quick ≈ 20 s. The chain
+         * reaches its plateau after 2–3 warm-up iterations on an idle 2-core machine; a profile
+         * warms up longer so that the recording (measurement only) holds no JIT warm-up.
+         */
+        int warmupIterations() {
+            return quick ? 2 : profile ? 8 : 5;
+        }
+
+        TimeValue warmupTime() {
+            return TimeValue.seconds(quick ? 2 : 3);
+        }
+
+        int measurementIterations() {
+            return quick ? 2 : 5;
+        }
+
+        TimeValue measurementTime() {
+            return TimeValue.seconds(quick ? 2 : 4);
+        }
+    }
+
+    private BenchCore() {}
+
+    public static void main(String[] args) {
+        Settings settings;
+        try {
+            settings = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("sluice bench core: " + e.getMessage() + " (" + USAGE + ")");
+            System.exit(2);
+            return;
+        }
+        if (settings.help()) {
+            System.out.println(USAGE);
+            System.out.println("  --quick          a ~20 s smoke run (fewer, shorter iterations); numbers are rough");
+            System.out.println("  --profile        run only the chain under Flight Recorder and summarise its costs");
+            System.out.println("  --pipeline FILE  the definition whose chain to measure (default: the jar's "
+                    + Workload.DEFAULT_PIPELINE.substring(Workload.CLASSPATH.length()) + ")");
+            System.out.println("  --stage NAME     the stage to measure (default: the definition's first stage)");
+            return;
+        }
+        String stage;
+        try {
+            stage = check(settings);
+        } catch (RuntimeException e) {
+            System.err.println("sluice bench core: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        try {
+            int status =
+                    settings.profile() ? profile(settings, stage, System.out) : compare(settings, stage, System.out);
+            System.exit(status);
+        } catch (RunnerException | IOException | RuntimeException e) {
+            System.err.println("sluice bench core: the benchmark run failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** Reads the arguments; {@link IllegalArgumentException} with one line when they make no sense. */
+    static Settings parse(String[] args) {
+        boolean quick = false;
+        boolean profile = false;
+        boolean help = false;
+        String pipeline = Workload.DEFAULT_PIPELINE;
+        String stage = "";
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "--quick" -> quick = true;
+                case "--profile" -> profile = true;
+                case "-h", "--help", "help" -> help = true;
+                case "--pipeline", "--stage" -> {
+                    if (i + 1 >= args.length || args[i + 1].startsWith("--") || args[i + 1].isBlank()) {
+                        throw new IllegalArgumentException(arg + " needs a value");
+                    }
+                    String value = args[++i];
+                    if (arg.equals("--stage")) {
+                        stage = value;
+                    } else {
+                        pipeline = value.startsWith(Workload.CLASSPATH)
+                                ? value
+                                : Path.of(value).toAbsolutePath().normalize().toString();
+                    }
+                }
+                default ->
+                    throw new IllegalArgumentException(
+                            arg.startsWith("-") ? "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
+            }
+        }
+        return new Settings(quick, profile, help, pipeline, stage);
+    }
+
+    /** Compiles the chain once here, so that a bad definition fails in a second, not in a fork. */
+    private static String check(Settings settings) {
+        ObjectMapper mapper = Workload.mapper();
+        SchemaCatalog schemas = Workload.schemas(mapper);
+        PipelineDefinition definition = Workload.pipeline(settings.pipeline(), schemas);
+        String stage = Workload.stage(definition, settings.stage());
+        Workload.compile(definition, stage, schemas, mapper);
+        return stage;
+    }
+
+    private static ChainedOptionsBuilder options(Settings settings, String stage, String benchmarks) {
+        // explicit, so that the forks do not inherit this JVM's options (its small heap, its collector)
+        List<String> jvmArgs = new ArrayList<>();
+        String root = System.getProperty("sluice.root");
+        if (root != null && !root.isBlank()) {
+            jvmArgs.add("-Dsluice.root=" + root);
+        }
+        return new OptionsBuilder()
+                .include("^" + Pattern.quote(StageChainBenchmark.class.getName()) + "\\.(" + benchmarks + ")$")
+                .forks(1)
+                .threads(1)
+                .warmupIterations(settings.warmupIterations())
+                .warmupTime(settings.warmupTime())
+                .measurementIterations(settings.measurementIterations())
+                .measurementTime(settings.measurementTime())
+                .jvmArgs(jvmArgs.toArray(String[]::new))
+                .jvmArgsAppend(FORK_JVM_ARGS.toArray(String[]::new)) // replaces @Fork's, same values
+                .param("pipeline", settings.pipeline())
+                .param("stage", stage)
+                .shouldFailOnError(true)
+                .verbosity(VerboseMode.NORMAL);
+    }
+
+    /** Chain and baseline side by side. */
+    private static int compare(Settings settings, String stage, PrintStream out) throws RunnerException {
+        Collection<RunResult> results =
+                new Runner(options(settings, stage, "chain|baseline").build()).run();
+        Result<?> chain = primary(results, "chain");
+        Result<?> baseline = primary(results, "baseline");
+        double ratio = chain.getScore() / baseline.getScore();
+
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Sluice core benchmark: %d-event batches, %,d generated payments (%.1f %% invalid) cycled,"
+                        + " 1 thread, %s%n",
+                Workload.BATCH_SIZE,
+                Workload.EVENTS,
+                Workload.INVALID_SHARE * 100,
+                settings.quick() ? "quick run (rough numbers)" : "full run");
+        out.printf(Locale.ROOT, "%-9s %14s %13s %6s  %s%n", "benchmark", "events/s", "± error", "ratio", "what");
+        row(out, "chain", chain, ratio, describe(settings.pipeline(), stage));
+        row(out, "baseline", baseline, 1.0, "Jackson readTree + writeValueAsBytes of the same bytes, nothing else");
+        out.println("(error: half-width of JMH's 99.9 % confidence interval)");
+        out.printf(
+                Locale.ROOT,
+                "RESULT chain_events_per_s=%d baseline_events_per_s=%d ratio=%.2f%n",
+                Math.round(chain.getScore()),
+                Math.round(baseline.getScore()),
+                ratio);
+        return 0;
+    }
+
+    /** The chain alone, under Flight Recorder and the GC profiler, summarised. */
+    private static int profile(Settings settings, String stage, PrintStream out) throws RunnerException, IOException {
+        Path dir = profileDirectory();
+        Files.createDirectories(dir);
+        Collection<RunResult> results = new Runner(options(settings, stage, "chain")
+                        .addProfiler(GCProfiler.class)
+                        .addProfiler(
+                                JavaFlightRecorderProfiler.class,
+                                "dir=" + dir + ";configName=profile;stackDepth=256;debugNonSafePoints=true")
+                        .build())
+                .run();
+        RunResult run = results.iterator().next();
+        Result<?> chain = run.getPrimaryResult();
+        Path recording = newestRecording(dir);
+        JfrSummary summary = JfrSummary.read(recording, "StageChainBenchmark.chain");
+
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Profile of the chain (%s): %,d events/s under Flight Recorder"
+                        + " (less than unprofiled: JFR starts in the first measured iteration)%n",
+                describe(settings.pipeline(), stage),
+                Math.round(chain.getScore()));
+        Result<?> alloc = run.getSecondaryResults().get("gc.alloc.rate.norm");
+        if (alloc != null) {
+            out.printf(Locale.ROOT, "allocation: %,.0f bytes per event (gc.alloc.rate.norm)%n", alloc.getScore());
+        }
+        out.println("recording: " + recording + "  (open in JDK Mission Control, or `jfr print`/`jfr summary`)");
+        out.println();
+        summary.print(out, 10);
+        out.printf(
+                Locale.ROOT,
+                "PROFILE profiled_events_per_s=%d samples=%d validation_share=%.2f recording=%s%n",
+                Math.round(chain.getScore()),
+                summary.samples(),
+                summary.phaseShare("schema validation"),
+                recording);
+        return 0;
+    }
+
+    private static Result<?> primary(Collection<RunResult> results, String method) {
+        String name = StageChainBenchmark.class.getName() + "." + method;
+        return results.stream()
+                .filter(r -> r.getParams().getBenchmark().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("JMH returned no result for " + name))
+                .getPrimaryResult();
+    }
+
+    private static void row(PrintStream out, String name, Result<?> result, double ratio, String what) {
+        double error = result.getScoreError();
+        String err = Double.isNaN(error) ? "n/a" : String.format(Locale.ROOT, "± %,d", Math.round(error));
+        out.printf(Locale.ROOT, "%-9s %,14d %13s %6.2f  %s%n", name, Math.round(result.getScore()), err, ratio, what);
+    }
+
+    private static String describe(String pipeline, String stage) {
+        String file = pipeline.startsWith(Workload.CLASSPATH)
+                ? pipeline.substring(Workload.CLASSPATH.length())
+                : Path.of(pipeline).getFileName().toString();
+        return file + " stage '" + stage + "': parse, steps, serialise accepted";
+    }
+
+    /** {@code load-tests/benchmarks/target/jfr} of the checkout when known, else {@code ./sluice-bench-jfr}. */
+    private static Path profileDirectory() {
+        String root = System.getProperty("sluice.root");
+        if (root != null && !root.isBlank() && Files.isDirectory(Path.of(root, "load-tests", "benchmarks"))) {
+            return Path.of(root, "load-tests", "benchmarks", "target", "jfr");
+        }
+        return Path.of("sluice-bench-jfr").toAbsolutePath();
+    }
+
+    private static Path newestRecording(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jfr"))
+                    .max(Comparator.comparing(BenchCore::modified))
+                    .orElseThrow(() -> new IllegalStateException("Flight Recorder wrote no recording under " + dir));
+        }
+    }
+
+    private static java.nio.file.attribute.FileTime modified(Path file) {
+        try {
+            return Files.getLastModifiedTime(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
