@@ -44,7 +44,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 
 /** The idempotent sinks against the real emulators: what a redelivered batch does to each target. */
 @ExtendWith(LocalAwsExtension.class)
-class SinksIT {
+public class SinksIT {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final ExecutorService WRITERS = Executors.newFixedThreadPool(4);
@@ -54,7 +54,7 @@ class SinksIT {
         WRITERS.shutdownNow();
     }
 
-    static ProcessedEvent event(String shard, long sequence, String eventId, String key, String occurredAt) {
+    public static ProcessedEvent event(String shard, long sequence, String eventId, String key, String occurredAt) {
         ObjectNode json = MAPPER.createObjectNode();
         json.put("eventId", eventId);
         json.put("key", key);
@@ -66,7 +66,7 @@ class SinksIT {
         return new ProcessedEvent(record, eventId, key, Instant.parse(occurredAt), json);
     }
 
-    static List<ProcessedEvent> batch(int from, int count, String hour) {
+    public static List<ProcessedEvent> batch(int from, int count, String hour) {
         List<ProcessedEvent> events = new ArrayList<>();
         for (int i = from; i < from + count; i++) {
             events.add(event(
