@@ -38,6 +38,7 @@ public final class LocalEventSourceMapping implements AutoCloseable {
     private final KinesisEventJson eventJson;
     private final CountDownLatch stop = new CountDownLatch(1);
     private final ExecutorService threads;
+    private final ExecutorService lanes;
     private final Set<String> started = ConcurrentHashMap.newKeySet();
     private final Set<String> ended = ConcurrentHashMap.newKeySet();
     private final Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
@@ -66,6 +67,11 @@ public final class LocalEventSourceMapping implements AutoCloseable {
                 new ObjectMapper(), region, streamArn, "arn:aws:iam::" + accountId + ":role/" + config.functionName());
         this.threads = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "esm-" + config.functionName());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.lanes = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "esm-" + config.functionName() + "-lane");
             thread.setDaemon(true);
             return thread;
         });
@@ -119,6 +125,7 @@ public final class LocalEventSourceMapping implements AutoCloseable {
     public void close() {
         stop.countDown();
         threads.shutdown();
+        lanes.shutdown();
         try {
             if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
                 threads.shutdownNow();
@@ -149,6 +156,11 @@ public final class LocalEventSourceMapping implements AutoCloseable {
 
     LocalFunction function() {
         return function;
+    }
+
+    /** Runs the concurrent invocations of a parallelization factor above 1. */
+    ExecutorService lanes() {
+        return lanes;
     }
 
     KinesisEventJson eventJson() {

@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param maxRecordAge records older than this are given up ({@code null}: never)
  * @param onFailureQueueUrl where a given-up batch is described (shard and sequence range), or {@code null}
  * @param idlePoll pause between reads of a shard that returned nothing (Lambda polls about once a second)
+ * @param parallelizationFactor concurrent batches per shard, 1 to 10; records are spread over them
+ *     by partition key, so each key's records stay in order
  */
 public record MappingConfig(
         String functionName,
@@ -27,7 +29,14 @@ public record MappingConfig(
         int maxRetryAttempts,
         Duration maxRecordAge,
         String onFailureQueueUrl,
-        Duration idlePoll) {
+        Duration idlePoll,
+        int parallelizationFactor) {
+
+    public MappingConfig {
+        if (parallelizationFactor < 1 || parallelizationFactor > 10) {
+            throw new IllegalArgumentException("parallelizationFactor must be 1 to 10, got " + parallelizationFactor);
+        }
+    }
 
     /** A mapping configured from a stage's definition. */
     public static MappingConfig from(
@@ -45,7 +54,8 @@ public record MappingConfig(
                 failure.maxRetryAttempts(),
                 failure.maxRecordAgeSeconds() < 0 ? null : Duration.ofSeconds(failure.maxRecordAgeSeconds()),
                 onFailureQueueUrl,
-                Duration.ofMillis(250));
+                Duration.ofMillis(250),
+                batching.parallelizationFactor());
     }
 
     /** The same mapping with another batching window (tests, the demo). */
@@ -59,6 +69,22 @@ public record MappingConfig(
                 maxRetryAttempts,
                 maxRecordAge,
                 onFailureQueueUrl,
-                idlePoll);
+                idlePoll,
+                parallelizationFactor);
+    }
+
+    /** The same mapping with another parallelization factor (tests). */
+    public MappingConfig withParallelizationFactor(int factor) {
+        return new MappingConfig(
+                functionName,
+                streamName,
+                batchSize,
+                batchingWindow,
+                startingPosition,
+                maxRetryAttempts,
+                maxRecordAge,
+                onFailureQueueUrl,
+                idlePoll,
+                factor);
     }
 }

@@ -152,7 +152,7 @@ final class ShardPoller implements Runnable {
             if (stopped()) {
                 return false;
             }
-            String failedFrom = invoke(pending);
+            String failedFrom = config.parallelizationFactor() == 1 ? invoke(pending) : invokeConcurrently(pending);
             if (failedFrom == null) {
                 acknowledge(pending, pending.size());
                 return true;
@@ -180,6 +180,40 @@ final class ShardPoller implements Runnable {
                 return false;
             }
         }
+    }
+
+    /**
+     * Lambda's parallelization factor: the batch is spread over concurrent invocations by partition
+     * key (each key's records keep their order in one of them), and the shard's checkpoint can only
+     * advance to just before the lowest record any of them failed on; everything from there is
+     * delivered again, and the idempotent sinks absorb what had succeeded.
+     *
+     * @return the sequence number to retry from, or {@code null} if every invocation succeeded
+     */
+    private String invokeConcurrently(List<Record> batch) {
+        int lanes = config.parallelizationFactor();
+        List<List<Record>> split = new ArrayList<>(lanes);
+        for (int i = 0; i < lanes; i++) {
+            split.add(new ArrayList<>());
+        }
+        for (Record record : batch) {
+            split.get(Math.floorMod(record.partitionKey().hashCode(), lanes)).add(record);
+        }
+        List<java.util.concurrent.CompletableFuture<String>> results = new ArrayList<>();
+        for (List<Record> lane : split) {
+            if (!lane.isEmpty()) {
+                results.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> invoke(lane), mapping.lanes()));
+            }
+        }
+        int lowest = -1;
+        for (java.util.concurrent.CompletableFuture<String> result : results) {
+            String failed = result.join();
+            if (failed != null) {
+                int index = indexOf(batch, failed);
+                lowest = lowest < 0 ? index : Math.min(lowest, index);
+            }
+        }
+        return lowest < 0 ? null : batch.get(lowest).sequenceNumber();
     }
 
     /** The sequence number to retry from, or {@code null} if the whole batch succeeded. */
