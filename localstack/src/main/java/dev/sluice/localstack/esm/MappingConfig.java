@@ -19,6 +19,9 @@ import java.time.Duration;
  * @param idlePoll pause between reads of a shard that returned nothing (Lambda polls about once a second)
  * @param parallelizationFactor concurrent batches per shard, 1 to 10; records are spread over them
  *     by partition key, so each key's records stay in order
+ * @param bisectOnError when the function fails, split the batch in two and deliver each half on
+ *     its own (splitting does not count as a retry), so one bad record cannot hold its
+ *     neighbours back
  */
 public record MappingConfig(
         String functionName,
@@ -30,7 +33,8 @@ public record MappingConfig(
         Duration maxRecordAge,
         String onFailureQueueUrl,
         Duration idlePoll,
-        int parallelizationFactor) {
+        int parallelizationFactor,
+        boolean bisectOnError) {
 
     public MappingConfig {
         if (parallelizationFactor < 1 || parallelizationFactor > 10) {
@@ -55,7 +59,8 @@ public record MappingConfig(
                 failure.maxRecordAgeSeconds() < 0 ? null : Duration.ofSeconds(failure.maxRecordAgeSeconds()),
                 onFailureQueueUrl,
                 Duration.ofMillis(250),
-                batching.parallelizationFactor());
+                batching.parallelizationFactor(),
+                failure.bisectOnError());
     }
 
     /** The same mapping with another batching window (tests, the demo). */
@@ -70,7 +75,8 @@ public record MappingConfig(
                 maxRecordAge,
                 onFailureQueueUrl,
                 idlePoll,
-                parallelizationFactor);
+                parallelizationFactor,
+                bisectOnError);
     }
 
     /** The same mapping with another parallelization factor (tests). */
@@ -85,6 +91,7 @@ public record MappingConfig(
                 maxRecordAge,
                 onFailureQueueUrl,
                 idlePoll,
-                factor);
+                factor,
+                bisectOnError);
     }
 }

@@ -152,10 +152,18 @@ final class ShardPoller implements Runnable {
             if (stopped()) {
                 return false;
             }
-            String failedFrom = config.parallelizationFactor() == 1 ? invoke(pending) : invokeConcurrently(pending);
+            Outcome outcome = config.parallelizationFactor() == 1
+                    ? invoke(pending)
+                    : new Outcome(invokeConcurrently(pending), false);
+            String failedFrom = outcome.failedFrom();
             if (failedFrom == null) {
                 acknowledge(pending, pending.size());
                 return true;
+            }
+            if (outcome.functionError() && config.bisectOnError() && pending.size() > 1) {
+                // like Lambda: deliver each half on its own; splitting does not count as a retry
+                int half = pending.size() / 2;
+                return deliver(pending.subList(0, half)) && deliver(pending.subList(half, pending.size()));
             }
             int index = indexOf(pending, failedFrom);
             if (index > 0) {
@@ -202,7 +210,8 @@ final class ShardPoller implements Runnable {
         List<java.util.concurrent.CompletableFuture<String>> results = new ArrayList<>();
         for (List<Record> lane : split) {
             if (!lane.isEmpty()) {
-                results.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> invoke(lane), mapping.lanes()));
+                results.add(java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> invoke(lane).failedFrom(), mapping.lanes()));
             }
         }
         int lowest = -1;
@@ -216,14 +225,22 @@ final class ShardPoller implements Runnable {
         return lowest < 0 ? null : batch.get(lowest).sequenceNumber();
     }
 
-    /** The sequence number to retry from, or {@code null} if the whole batch succeeded. */
-    private String invoke(List<Record> batch) {
+    /**
+     * What an invocation asks for.
+     *
+     * @param failedFrom the sequence number to deliver again from, or {@code null} if all succeeded
+     * @param functionError whether the function failed as a whole (threw), rather than reporting
+     *     item failures
+     */
+    record Outcome(String failedFrom, boolean functionError) {}
+
+    private Outcome invoke(List<Record> batch) {
         mapping.invoked(batch.size());
         String response;
         try {
             response = mapping.function().invoke(mapping.eventJson().build(shardId, batch));
         } catch (LocalFunction.FunctionError e) {
-            return batch.get(0).sequenceNumber();
+            return new Outcome(batch.get(0).sequenceNumber(), true);
         }
         try {
             JsonNode failures = mapper.readTree(response).path("batchItemFailures");
@@ -232,15 +249,15 @@ final class ShardPoller implements Runnable {
                 String id = failure.path("itemIdentifier").asText(null);
                 if (id == null || id.isEmpty() || indexOf(batch, id) < 0) {
                     // Lambda treats an unknown or empty identifier as a failure of the whole batch
-                    return batch.get(0).sequenceNumber();
+                    return new Outcome(batch.get(0).sequenceNumber(), false);
                 }
                 if (lowest == null || indexOf(batch, id) < indexOf(batch, lowest)) {
                     lowest = id;
                 }
             }
-            return lowest;
+            return new Outcome(lowest, false);
         } catch (IOException e) {
-            return batch.get(0).sequenceNumber();
+            return new Outcome(batch.get(0).sequenceNumber(), false);
         }
     }
 

@@ -34,6 +34,11 @@ class ParallelizationFactorIT {
     }
 
     private static LocalEventSourceMapping mapping(LocalAws aws, ResourceNames names, String stream, int factor) {
+        return mapping(aws, names, stream, factor, true, null);
+    }
+
+    static LocalEventSourceMapping mapping(
+            LocalAws aws, ResourceNames names, String stream, int factor, boolean bisect, String onFailureQueue) {
         String checkpoints = names.name("checkpoints");
         aws.dynamoDb()
                 .createTable(b -> b.tableName(checkpoints)
@@ -55,9 +60,10 @@ class ParallelizationFactorIT {
                 StartingPosition.TRIM_HORIZON,
                 3,
                 null,
-                null,
+                onFailureQueue,
                 Duration.ofMillis(100),
-                factor);
+                factor,
+                bisect);
         LocalFunction function = LocalFunction.load("recorder", RecordingHandler.class.getName(), Map.of());
         return new LocalEventSourceMapping(
                 config,
@@ -70,7 +76,7 @@ class ParallelizationFactorIT {
     }
 
     /** Puts 20 records for each of 6 keys into a one-shard stream, interleaved; returns their sequence numbers. */
-    private static List<PutRecordsResultEntry> put(LocalAws aws, String stream) {
+    static List<PutRecordsResultEntry> put(LocalAws aws, String stream) {
         aws.kinesis().createStream(b -> b.streamName(stream).shardCount(1));
         aws.kinesisWaiter().waitUntilStreamExists(b -> b.streamName(stream));
         List<PutRecordsRequestEntry> entries = new ArrayList<>();
@@ -85,7 +91,7 @@ class ParallelizationFactorIT {
                 .records();
     }
 
-    private static void assertEveryKeyInOrder(Map<String, List<String>> deliveries) {
+    static void assertEveryKeyInOrder(Map<String, List<String>> deliveries) {
         deliveries.forEach((key, sequences) -> {
             List<String> firsts = sequences.stream().distinct().toList();
             for (int i = 1; i < firsts.size(); i++) {

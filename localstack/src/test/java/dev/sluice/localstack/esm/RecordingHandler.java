@@ -21,6 +21,9 @@ public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEve
 
     static final Map<String, List<String>> DELIVERIES = new ConcurrentHashMap<>();
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
+    /** Records whose presence makes the whole invocation throw (a function error), every time. */
+    static final Set<String> POISON = ConcurrentHashMap.newKeySet();
+
     static final AtomicInteger IN_FLIGHT = new AtomicInteger();
     static final AtomicInteger MOST_IN_FLIGHT = new AtomicInteger();
     static volatile CountDownLatch twoInFlight = new CountDownLatch(1);
@@ -28,6 +31,7 @@ public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEve
     static void reset() {
         DELIVERIES.clear();
         FAIL_ONCE.clear();
+        POISON.clear();
         IN_FLIGHT.set(0);
         MOST_IN_FLIGHT.set(0);
         twoInFlight = new CountDownLatch(1);
@@ -43,7 +47,15 @@ public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEve
         try {
             // hold the first invocations until a second one runs beside them (or give up after a while,
             // which the test then sees as no concurrency)
-            twoInFlight.await(2, TimeUnit.SECONDS);
+            if (POISON.isEmpty()) {
+                twoInFlight.await(2, TimeUnit.SECONDS);
+            }
+            for (KinesisEvent.KinesisEventRecord record : event.getRecords()) {
+                if (POISON.contains(record.getKinesis().getSequenceNumber())) {
+                    throw new IllegalStateException(
+                            "poison record " + record.getKinesis().getSequenceNumber());
+                }
+            }
             List<StreamsEventResponse.BatchItemFailure> failures = new ArrayList<>();
             for (KinesisEvent.KinesisEventRecord record : event.getRecords()) {
                 String sequence = record.getKinesis().getSequenceNumber();
