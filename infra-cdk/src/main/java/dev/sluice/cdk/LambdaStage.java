@@ -240,6 +240,9 @@ public final class LambdaStage extends Construct {
                 .bisectBatchOnError(failure.bisectOnError())
                 .reportBatchItemFailures(true)
                 .onFailure(new SqsDlq(deadLetterQueue));
+        if (batching.startingInstant() != null) {
+            props.startingPositionTimestamp(batching.startingInstant().getEpochSecond());
+        }
         // -1 (the definition's "forever") is also Lambda's default; the CDK accepts only explicit bounds
         if (failure.maxRetryAttempts() >= 0) {
             props.retryAttempts(failure.maxRetryAttempts());
@@ -254,6 +257,7 @@ public final class LambdaStage extends Construct {
         return switch (stage.batching().startingPosition()) {
             case TRIM_HORIZON -> StartingPosition.TRIM_HORIZON;
             case LATEST -> StartingPosition.LATEST;
+            case AT_TIMESTAMP -> StartingPosition.AT_TIMESTAMP;
         };
     }
 

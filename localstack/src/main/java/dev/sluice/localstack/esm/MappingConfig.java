@@ -13,6 +13,7 @@ import java.time.Duration;
  * @param batchSize most records per invocation
  * @param batchingWindow how long to gather records before invoking
  * @param startingPosition where a shard without checkpoint starts
+ * @param startingTimestamp with {@code AT_TIMESTAMP}: the instant to start from
  * @param maxRetryAttempts retries of a failing batch before it is given up (-1: until the records expire)
  * @param maxRecordAge records older than this are given up ({@code null}: never)
  * @param onFailureQueueUrl where a given-up batch is described (shard and sequence range), or {@code null}
@@ -29,6 +30,7 @@ public record MappingConfig(
         int batchSize,
         Duration batchingWindow,
         StartingPosition startingPosition,
+        java.time.Instant startingTimestamp,
         int maxRetryAttempts,
         Duration maxRecordAge,
         String onFailureQueueUrl,
@@ -37,6 +39,9 @@ public record MappingConfig(
         boolean bisectOnError) {
 
     public MappingConfig {
+        if (startingPosition == StartingPosition.AT_TIMESTAMP && startingTimestamp == null) {
+            throw new IllegalArgumentException("AT_TIMESTAMP needs a starting timestamp");
+        }
         if (parallelizationFactor < 1 || parallelizationFactor > 10) {
             throw new IllegalArgumentException("parallelizationFactor must be 1 to 10, got " + parallelizationFactor);
         }
@@ -55,6 +60,7 @@ public record MappingConfig(
                 batching.batchSize(),
                 Duration.ofSeconds(batching.batchingWindowSeconds()),
                 batching.startingPosition(),
+                batching.startingInstant(),
                 failure.maxRetryAttempts(),
                 failure.maxRecordAgeSeconds() < 0 ? null : Duration.ofSeconds(failure.maxRecordAgeSeconds()),
                 onFailureQueueUrl,
@@ -71,6 +77,7 @@ public record MappingConfig(
                 batchSize,
                 window,
                 startingPosition,
+                startingTimestamp,
                 maxRetryAttempts,
                 maxRecordAge,
                 onFailureQueueUrl,
@@ -87,6 +94,7 @@ public record MappingConfig(
                 batchSize,
                 batchingWindow,
                 startingPosition,
+                startingTimestamp,
                 maxRetryAttempts,
                 maxRecordAge,
                 onFailureQueueUrl,

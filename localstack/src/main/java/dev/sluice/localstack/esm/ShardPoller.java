@@ -3,7 +3,6 @@ package dev.sluice.localstack.esm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.core.definition.StartingPosition;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -311,12 +310,20 @@ final class ShardPoller implements Runnable {
         if (lastAcknowledged != null) {
             return iteratorAfter(lastAcknowledged);
         }
-        ShardIteratorType type = config.startingPosition() == StartingPosition.LATEST
-                ? ShardIteratorType.LATEST
-                : ShardIteratorType.TRIM_HORIZON;
-        return kinesis.getShardIterator(
-                        b -> b.streamName(config.streamName()).shardId(shardId).shardIteratorType(type))
-                .shardIterator();
+        return switch (config.startingPosition()) {
+            case LATEST ->
+                kinesis.getShardIterator(b -> b.streamName(config.streamName())
+                                .shardId(shardId)
+                                .shardIteratorType(ShardIteratorType.LATEST))
+                        .shardIterator();
+            case AT_TIMESTAMP ->
+                kinesis.getShardIterator(b -> b.streamName(config.streamName())
+                                .shardId(shardId)
+                                .shardIteratorType(ShardIteratorType.AT_TIMESTAMP)
+                                .timestamp(config.startingTimestamp()))
+                        .shardIterator();
+            case TRIM_HORIZON -> iteratorAfter(null);
+        };
     }
 
     private String iteratorAfter(String sequenceNumber) {

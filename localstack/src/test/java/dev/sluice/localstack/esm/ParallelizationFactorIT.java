@@ -58,6 +58,7 @@ class ParallelizationFactorIT {
                 100,
                 Duration.ofMillis(500),
                 StartingPosition.TRIM_HORIZON,
+                null,
                 3,
                 null,
                 onFailureQueue,

@@ -8,14 +8,23 @@ package dev.sluice.core.definition;
  * @param batchingWindowSeconds how long to gather records before invoking, 0 to 300 (default 0)
  * @param parallelizationFactor concurrent batches per shard, 1 to 10 (default 1)
  * @param startingPosition where to start a shard without a checkpoint (default TRIM_HORIZON)
+ * @param startingPositionTimestamp with {@code AT_TIMESTAMP}: the RFC 3339 instant to start from
  */
 public record BatchingDefinition(
         Integer batchSize,
         Integer batchingWindowSeconds,
         Integer parallelizationFactor,
-        StartingPosition startingPosition) {
+        StartingPosition startingPosition,
+        String startingPositionTimestamp) {
 
-    public static final BatchingDefinition DEFAULTS = new BatchingDefinition(null, null, null, null);
+    public static final BatchingDefinition DEFAULTS = new BatchingDefinition(null, null, null, null, null);
+
+    /** The instant of {@code startingPositionTimestamp}; the loader has checked it parses. */
+    public java.time.Instant startingInstant() {
+        return startingPositionTimestamp == null
+                ? null
+                : java.time.OffsetDateTime.parse(startingPositionTimestamp).toInstant();
+    }
 
     public BatchingDefinition {
         batchSize = batchSize == null ? 100 : batchSize;

@@ -142,6 +142,26 @@ final class DefinitionChecks {
         range(b + "/batchSize", batching.batchSize(), 1, 10_000);
         range(b + "/batchingWindowSeconds", batching.batchingWindowSeconds(), 0, 300);
         range(b + "/parallelizationFactor", batching.parallelizationFactor(), 1, 10);
+        boolean atTimestamp = batching.startingPosition() == StartingPosition.AT_TIMESTAMP;
+        require(
+                atTimestamp == (batching.startingPositionTimestamp() != null),
+                b + (atTimestamp ? "/startingPosition" : "/startingPositionTimestamp"),
+                atTimestamp
+                        ? "AT_TIMESTAMP needs startingPositionTimestamp, e.g. 2026-11-30T00:00:00Z"
+                        : "startingPositionTimestamp goes only with startingPosition: AT_TIMESTAMP");
+        if (atTimestamp) {
+            boolean parses;
+            try {
+                java.time.OffsetDateTime.parse(batching.startingPositionTimestamp());
+                parses = true;
+            } catch (java.time.format.DateTimeParseException e) {
+                parses = false;
+            }
+            require(
+                    parses,
+                    b + "/startingPositionTimestamp",
+                    "'" + batching.startingPositionTimestamp() + "' is not an RFC 3339 date-time with an offset");
+        }
 
         FailureDefinition failure = stage.failure();
         String f = at + "/failure";

@@ -92,7 +92,7 @@ class DefinitionLoaderTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            unknown field             | 'batchSize: 50'               | 'batchSise: 50'                 | shop.yaml:23: stages.land.batching.batchSise: unknown field 'batchSise' (known: batchSize, batchingWindowSeconds, parallelizationFactor, startingPosition)
+            unknown field             | 'batchSize: 50'               | 'batchSise: 50'                 | shop.yaml:23: stages.land.batching.batchSise: unknown field 'batchSise' (known: batchSize, batchingWindowSeconds, parallelizationFactor, startingPosition, startingPositionTimestamp)
             missing stream reference  | 'input: orders-raw'           | 'input: orders-typo'            | shop.yaml:16: stages.land.input: no stream named 'orders-typo' (streams: [orders-raw])
             non-positive batch size   | 'batchSize: 50'               | 'batchSize: 0'                  | shop.yaml:23: stages.land.batching.batchSize: must be positive, got 0
             unknown schema            | 'schema: payments.transaction.v1' | 'schema: payments.refund.v9' | shop.yaml:5: streams.orders-raw.schema: unknown schema 'payments.refund.v9' (no schemas/payments.refund.v9.json)
@@ -111,6 +111,26 @@ class DefinitionLoaderTest {
         assertThatThrownBy(() -> loader.parse("shop.yaml", text))
                 .isInstanceOf(DefinitionException.class)
                 .hasMessage(message);
+    }
+
+    @Test
+    void atTimestampNeedsAReadableTimestamp() {
+        String missing = GOOD.replace("batchSize: 50", "batchSize: 50\n      startingPosition: AT_TIMESTAMP");
+        String unreadable = missing.replace(
+                "startingPosition: AT_TIMESTAMP",
+                "startingPosition: AT_TIMESTAMP\n      startingPositionTimestamp: yesterday");
+        String good = missing.replace(
+                "startingPosition: AT_TIMESTAMP",
+                "startingPosition: AT_TIMESTAMP\n      startingPositionTimestamp: 2026-11-30T06:00:00+01:00");
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", missing))
+                .hasMessage("shop.yaml:24: stages.land.batching.startingPosition: AT_TIMESTAMP needs"
+                        + " startingPositionTimestamp, e.g. 2026-11-30T00:00:00Z");
+        assertThatThrownBy(() -> loader.parse("shop.yaml", unreadable))
+                .hasMessage("shop.yaml:25: stages.land.batching.startingPositionTimestamp: 'yesterday' is not an RFC"
+                        + " 3339 date-time with an offset");
+        assertThat(loader.parse("shop.yaml", good).stage("land").batching().startingInstant())
+                .isEqualTo(java.time.Instant.parse("2026-11-30T05:00:00Z"));
     }
 
     @Test
