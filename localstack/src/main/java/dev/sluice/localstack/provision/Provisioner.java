@@ -108,7 +108,13 @@ public final class Provisioner {
         }
     }
 
-    private void createTable(String name, String hashKey) {
+    /**
+     * Creates an on-demand table with a string hash key, unless it exists, and waits until it is
+     * active.
+     *
+     * @return the table's name
+     */
+    public String createTable(String name, String hashKey) {
         try {
             aws.dynamoDb()
                     .createTable(b -> b.tableName(name)
@@ -131,6 +137,7 @@ public final class Provisioner {
                                 .table()
                                 .tableStatus()
                         == TableStatus.ACTIVE);
+        return name;
     }
 
     private void createBucket(String name) {

@@ -16,11 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 
@@ -39,41 +34,18 @@ class ParallelizationFactorIT {
 
     static LocalEventSourceMapping mapping(
             LocalAws aws, ResourceNames names, String stream, int factor, boolean bisect, String onFailureQueue) {
-        String checkpoints = names.name("checkpoints");
-        aws.dynamoDb()
-                .createTable(b -> b.tableName(checkpoints)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(AttributeDefinition.builder()
-                                .attributeName("lease")
-                                .attributeType(ScalarAttributeType.S)
-                                .build())
-                        .keySchema(KeySchemaElement.builder()
-                                .attributeName("lease")
-                                .keyType(KeyType.HASH)
-                                .build()));
-        aws.dynamoDbWaiter().waitUntilTableExists(b -> b.tableName(checkpoints));
-        MappingConfig config = new MappingConfig(
-                "recorder",
-                stream,
-                100,
-                Duration.ofMillis(500),
-                StartingPosition.TRIM_HORIZON,
-                null,
-                3,
-                null,
-                onFailureQueue,
-                Duration.ofMillis(100),
-                factor,
-                bisect);
-        LocalFunction function = LocalFunction.load("recorder", RecordingHandler.class.getName(), Map.of());
-        return new LocalEventSourceMapping(
-                config,
-                function,
-                aws.kinesis(),
-                aws.sqs(),
-                new CheckpointStore(aws.dynamoDb(), checkpoints),
-                aws.region().id(),
-                aws.accountId());
+        return RecorderMappings.create(
+                aws,
+                names,
+                RecorderMappings.config(
+                        stream,
+                        100,
+                        Duration.ofMillis(500),
+                        StartingPosition.TRIM_HORIZON,
+                        null,
+                        onFailureQueue,
+                        factor,
+                        bisect));
     }
 
     /** Puts 20 records for each of 6 keys into a one-shard stream, interleaved; returns their sequence numbers. */

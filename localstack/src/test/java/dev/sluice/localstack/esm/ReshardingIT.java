@@ -11,16 +11,10 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 import software.amazon.awssdk.services.kinesis.model.Shard;
@@ -69,41 +63,11 @@ class ReshardingIT {
         List<PutRecordsResultEntry> after = put(aws, stream, 2);
         assertThat(after).extracting(PutRecordsResultEntry::shardId).doesNotContain(parent.shardId());
 
-        String checkpoints = names.name("checkpoints");
-        aws.dynamoDb()
-                .createTable(b -> b.tableName(checkpoints)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(AttributeDefinition.builder()
-                                .attributeName("lease")
-                                .attributeType(ScalarAttributeType.S)
-                                .build())
-                        .keySchema(KeySchemaElement.builder()
-                                .attributeName("lease")
-                                .keyType(KeyType.HASH)
-                                .build()));
-        aws.dynamoDbWaiter().waitUntilTableExists(b -> b.tableName(checkpoints));
-        MappingConfig config = new MappingConfig(
-                "recorder",
-                stream,
-                25,
-                Duration.ZERO,
-                StartingPosition.TRIM_HORIZON,
-                null,
-                3,
-                null,
-                null,
-                Duration.ofMillis(100),
-                1,
-                true);
-        LocalFunction function = LocalFunction.load("recorder", RecordingHandler.class.getName(), Map.of());
-        try (LocalEventSourceMapping mapping = new LocalEventSourceMapping(
-                        config,
-                        function,
-                        aws.kinesis(),
-                        aws.sqs(),
-                        new CheckpointStore(aws.dynamoDb(), checkpoints),
-                        aws.region().id(),
-                        aws.accountId())
+        try (LocalEventSourceMapping mapping = RecorderMappings.create(
+                        aws,
+                        names,
+                        RecorderMappings.config(
+                                stream, 25, Duration.ZERO, StartingPosition.TRIM_HORIZON, null, null, 1, true))
                 .start()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> mapping.acknowledged() >= 120);
         }

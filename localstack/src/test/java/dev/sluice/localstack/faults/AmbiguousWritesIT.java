@@ -12,6 +12,7 @@ import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsExtension;
 import dev.sluice.localstack.ResourceNames;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
+import dev.sluice.localstack.provision.Provisioner;
 import dev.sluice.localstack.sinks.SinksIT;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -21,11 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -64,20 +60,7 @@ class AmbiguousWritesIT {
     }
 
     private static String table(LocalAws aws, ResourceNames names) {
-        String table = names.name("state");
-        aws.dynamoDb()
-                .createTable(b -> b.tableName(table)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(AttributeDefinition.builder()
-                                .attributeName("pk")
-                                .attributeType(ScalarAttributeType.S)
-                                .build())
-                        .keySchema(KeySchemaElement.builder()
-                                .attributeName("pk")
-                                .keyType(KeyType.HASH)
-                                .build()));
-        aws.dynamoDbWaiter().waitUntilTableExists(b -> b.tableName(table));
-        return table;
+        return new Provisioner(aws).createTable(names.name("state"), "pk");
     }
 
     /** Writes like the event-source mapping delivers: again after a retryable failure. */

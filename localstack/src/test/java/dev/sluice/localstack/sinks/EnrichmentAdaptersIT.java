@@ -14,6 +14,7 @@ import dev.sluice.lambda.sink.S3ReferenceLoader;
 import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsExtension;
 import dev.sluice.localstack.ResourceNames;
+import dev.sluice.localstack.provision.Provisioner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,12 +24,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.kinesis.model.Record;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
@@ -41,19 +37,7 @@ class EnrichmentAdaptersIT {
 
     @Test
     void dynamoDbReferenceLoaderReadsEveryPageOfTheTable(LocalAws aws, ResourceNames names) {
-        String table = names.name("pages");
-        aws.dynamoDb()
-                .createTable(b -> b.tableName(table)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(AttributeDefinition.builder()
-                                .attributeName("pageId")
-                                .attributeType(ScalarAttributeType.S)
-                                .build())
-                        .keySchema(KeySchemaElement.builder()
-                                .attributeName("pageId")
-                                .keyType(KeyType.HASH)
-                                .build()));
-        aws.dynamoDbWaiter().waitUntilTableExists(b -> b.tableName(table));
+        String table = new Provisioner(aws).createTable(names.name("pages"), "pageId");
         for (int i = 0; i < 1_200; i++) {
             String id = String.format("p-%06d", i);
             aws.dynamoDb()

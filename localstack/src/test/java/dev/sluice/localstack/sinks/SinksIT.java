@@ -18,6 +18,7 @@ import dev.sluice.lambda.sink.SqsDeadLetterSink;
 import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsExtension;
 import dev.sluice.localstack.ResourceNames;
+import dev.sluice.localstack.provision.Provisioner;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -33,12 +34,7 @@ import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -80,20 +76,7 @@ public class SinksIT {
     }
 
     private static String table(LocalAws aws, ResourceNames names) {
-        String table = names.name("state");
-        aws.dynamoDb()
-                .createTable(b -> b.tableName(table)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(AttributeDefinition.builder()
-                                .attributeName("pk")
-                                .attributeType(ScalarAttributeType.S)
-                                .build())
-                        .keySchema(KeySchemaElement.builder()
-                                .attributeName("pk")
-                                .keyType(KeyType.HASH)
-                                .build()));
-        aws.dynamoDbWaiter().waitUntilTableExists(b -> b.tableName(table));
-        return table;
+        return new Provisioner(aws).createTable(names.name("state"), "pk");
     }
 
     @Test
