@@ -9,6 +9,7 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -22,6 +23,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * SDK clients configured from a function's environment: region, credentials and (for emulators)
  * endpoint overrides, read from the same variables the SDK itself reads ({@code AWS_REGION},
  * {@code AWS_ACCESS_KEY_ID}, {@code AWS_ENDPOINT_URL_DYNAMODB}, ...). One HTTP client is shared.
+ * Every client retries in the SDK's standard mode: throttling, 5xx and I/O errors get up to three
+ * attempts with exponential backoff and jitter.
  */
 public final class AwsClients implements AutoCloseable {
 
@@ -65,7 +68,12 @@ public final class AwsClients implements AutoCloseable {
                             AwsClientBuilder<B, ?>
                                     & software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder<B, ?>>
             B configure(B builder, String service) {
-        builder.region(region).credentialsProvider(credentials).httpClient(http);
+        builder.region(region)
+                .credentialsProvider(credentials)
+                .httpClient(http)
+                // throttling, 5xx and I/O failures are retried by the SDK: three attempts, exponential
+                // backoff with jitter; what still fails reaches the sink, which asks for redelivery
+                .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD));
         endpoint(service).ifPresent(builder::endpointOverride);
         return builder;
     }

@@ -8,10 +8,12 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.BatchResult;
+import dev.sluice.lambda.metrics.EmfMetrics;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -29,19 +31,24 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
 
     private final BatchProcessor processor;
     private final String stage;
+    private final EmfMetrics metrics;
 
     /** Used by the Lambda runtime: wires the stage from the function's environment. */
     public KinesisStageHandler() {
-        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()));
+        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()), FunctionEnvironment.current());
     }
 
-    public KinesisStageHandler(StageRuntime runtime) {
-        this(runtime.processor(), runtime.pipeline().pipeline() + "/" + runtime.stageName());
+    public KinesisStageHandler(StageRuntime runtime, Map<String, String> environment) {
+        this(
+                runtime.processor(),
+                runtime.pipeline().pipeline() + "/" + runtime.stageName(),
+                EmfMetrics.fromEnvironment(environment, runtime.pipeline().pipeline(), runtime.stageName()));
     }
 
-    public KinesisStageHandler(BatchProcessor processor, String stage) {
+    public KinesisStageHandler(BatchProcessor processor, String stage, EmfMetrics metrics) {
         this.processor = processor;
         this.stage = stage;
+        this.metrics = metrics;
     }
 
     @Override
@@ -64,6 +71,7 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
                     result.deadLettered(),
                     result.sinks(),
                     result.complete());
+            metrics.batch(first.shardId(), result);
             List<StreamsEventResponse.BatchItemFailure> failures = new ArrayList<>(1);
             result.failedFrom()
                     .ifPresent(p -> failures.add(new StreamsEventResponse.BatchItemFailure(p.sequenceNumber())));

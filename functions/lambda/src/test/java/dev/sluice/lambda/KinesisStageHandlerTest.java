@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -20,11 +21,15 @@ import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
+import dev.sluice.lambda.metrics.EmfMetrics;
 import java.io.InputStream;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The handler on a real Kinesis event, read through Lambda's own deserialisation, with in-memory sinks. */
@@ -51,9 +56,10 @@ class KinesisStageHandlerTest {
 
     private final MemorySink sink = new MemorySink();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
-    private final KinesisStageHandler handler = handler(sink, deadLetters::addAll);
+    private final List<String> metrics = new ArrayList<>();
+    private final KinesisStageHandler handler = handler(sink, deadLetters::addAll, metrics::add);
 
-    static KinesisStageHandler handler(EventSink sink, DeadLetterSink dlq) {
+    static KinesisStageHandler handler(EventSink sink, DeadLetterSink dlq, Consumer<String> metrics) {
         ObjectMapper mapper = StageRuntime.mapper();
         ClassLoader loader = KinesisStageHandlerTest.class.getClassLoader();
         SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
@@ -67,7 +73,10 @@ class KinesisStageHandlerTest {
                         Clock.systemUTC(),
                         name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                         Map.of()));
-        return new KinesisStageHandler(new BatchProcessor(chain, List.of(sink), dlq), "payments/validate");
+        return new KinesisStageHandler(
+                new BatchProcessor(chain, List.of(sink), dlq),
+                "payments/validate",
+                new EmfMetrics("payments", "validate", metrics, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC)));
     }
 
     static KinesisEvent fixture() throws Exception {
@@ -110,6 +119,30 @@ class KinesisStageHandlerTest {
                 .extracting(StreamsEventResponse.BatchItemFailure::getItemIdentifier)
                 .containsExactly("49656830487293650285937458114924218839375621546356359186");
         assertThat(deadLetters).isEmpty();
+    }
+
+    @Test
+    void eachBatchPublishesItsFiguresInEmbeddedMetricFormat() throws Exception {
+        handler.handleRequest(fixture(), null);
+        sink.fail = true;
+        handler.handleRequest(fixture(), null);
+
+        assertThat(metrics).hasSize(2);
+        JsonNode done = new ObjectMapper().readTree(metrics.get(0));
+        assertThat(done.at("/_aws/CloudWatchMetrics/0/Namespace").asText()).isEqualTo("Sluice");
+        assertThat(done.at("/_aws/CloudWatchMetrics/0/Dimensions/0").toString()).isEqualTo("[\"pipeline\",\"stage\"]");
+        assertThat(done.at("/_aws/CloudWatchMetrics/0/Metrics"))
+                .extracting(m -> m.get("Name").asText())
+                .contains(EmfMetrics.ABSORBED_DUPLICATES, EmfMetrics.DEAD_LETTERED);
+        assertThat(done.get("stage").asText()).isEqualTo("validate");
+        assertThat(done.get(EmfMetrics.RECORDS).asInt()).isEqualTo(3);
+        assertThat(done.get(EmfMetrics.ACCEPTED).asInt()).isEqualTo(1);
+        assertThat(done.get(EmfMetrics.DEAD_LETTERED).asInt()).isEqualTo(2);
+        assertThat(done.get(EmfMetrics.APPLIED).asInt()).isEqualTo(1);
+        assertThat(done.get(EmfMetrics.FAILED_BATCHES).asInt()).isZero();
+        JsonNode failed = new ObjectMapper().readTree(metrics.get(1));
+        assertThat(failed.get(EmfMetrics.FAILED_BATCHES).asInt()).isEqualTo(1);
+        assertThat(failed.get(EmfMetrics.APPLIED).asInt()).isZero();
     }
 
     @Test

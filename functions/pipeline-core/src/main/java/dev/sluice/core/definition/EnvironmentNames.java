@@ -37,6 +37,11 @@ public final class EnvironmentNames {
     public static final String PIPELINES_DIR = "SLUICE_PIPELINES_DIR";
     /** Optional folder of schemas to read instead of the packaged ones. */
     public static final String SCHEMAS_DIR = "SLUICE_SCHEMAS_DIR";
+    /**
+     * Optional file that metrics (CloudWatch Embedded Metric Format, one JSON document per line) are
+     * appended to instead of standard output; set by local runs, never in AWS.
+     */
+    public static final String METRICS_FILE = "SLUICE_METRICS_FILE";
 
     private EnvironmentNames() {}
 
