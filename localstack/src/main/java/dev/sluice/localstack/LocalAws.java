@@ -260,6 +260,10 @@ public final class LocalAws implements AutoCloseable {
         while (tlsPort == plainPort) {
             tlsPort = FreePorts.pick();
         }
+        return launchKinesisMock(plainPort, tlsPort);
+    }
+
+    private NodeEmulator launchKinesisMock(int plainPort, int tlsPort) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KINESIS_MOCK_PLAIN_PORT", Integer.toString(plainPort));
         env.put("KINESIS_MOCK_TLS_PORT", Integer.toString(tlsPort));
@@ -660,6 +664,48 @@ public final class LocalAws implements AutoCloseable {
     /** Whether {@link #close()} has been called. */
     public boolean isClosed() {
         return closed.get();
+    }
+
+    /**
+     * Stops kinesis-mock (SIGTERM, so that it writes its data out, then SIGKILL after the stop
+     * timeout) and starts it again on the same ports, as a Kinesis outage would look to clients.
+     * Streams and records survive only when the stack persists Kinesis data ({@link
+     * LocalAwsOptions.Builder#kinesisDataDirectory}); otherwise the restarted emulator is empty.
+     * Returns once the new process answers API calls.
+     *
+     * @return how long Kinesis was unavailable, in milliseconds
+     * @throws LocalAwsException if it does not answer again within the start timeout
+     */
+    public synchronized long restartKinesis() {
+        NodeEmulator old = requireStarted(kinesisMock);
+        long started = System.nanoTime();
+        old.terminate();
+        if (!old.awaitStopOrKill(options.stopTimeout())) {
+            throw new LocalAwsException(old + " did not exit; cannot restart it");
+        }
+        NodeEmulator fresh = launchKinesisMock(old.port(), kinesisTlsPort);
+        long deadline = System.nanoTime() + options.startTimeout().toNanos();
+        while (true) {
+            if (!fresh.isAlive()) {
+                throw new LocalAwsException("kinesis-mock exited with code " + fresh.awaitExit(Duration.ZERO)
+                        + " after a restart; see " + fresh.logFile() + tail(fresh));
+            }
+            if (FreePorts.accepts(fresh.port(), 200)) {
+                try {
+                    kinesis().listStreams(r -> r.limit(1).overrideConfiguration(o -> o.apiCallTimeout(PROBE_TIMEOUT)));
+                    long millis = millisSince(started);
+                    LOG.info("kinesis-mock restarted in {} ms on port {}", millis, fresh.port());
+                    return millis;
+                } catch (SdkException e) {
+                    // not ready yet
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new LocalAwsException("kinesis-mock did not answer within "
+                        + options.startTimeout().toMillis() + " ms of a restart; see " + fresh.logFile());
+            }
+            fresh.awaitExit(POLL_INTERVAL);
+        }
     }
 
     // ---- shutdown -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.sluice.localstack.esm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -47,6 +48,8 @@ public final class LocalEventSourceMapping implements AutoCloseable {
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
+    private volatile boolean killed;
+    private volatile boolean killBeforeCheckpoint;
 
     public LocalEventSourceMapping(
             MappingConfig config,
@@ -83,14 +86,14 @@ public final class LocalEventSourceMapping implements AutoCloseable {
         threads.execute(() -> {
             try {
                 while (!stop.await(2, TimeUnit.SECONDS)) {
-                    discoverShards();
+                    try {
+                        discoverShards();
+                    } catch (RuntimeException e) {
+                        LOG.warn("shard discovery for {} failed, trying again: {}", config.streamName(), e.toString());
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                if (stop.getCount() > 0) {
-                    LOG.warn("shard discovery for {} failed: {}", config.streamName(), e.toString());
-                }
             }
         });
         LOG.info("event-source mapping {} → {} started", config.streamName(), config.functionName());
@@ -118,6 +121,56 @@ public final class LocalEventSourceMapping implements AutoCloseable {
     /** A shard whose poller died, if any: the mapping is then not healthy. */
     public Optional<RuntimeException> failure() {
         return failures.values().stream().findFirst();
+    }
+
+    /**
+     * Kills the runner as a crash would: pollers are interrupted mid-batch and nothing more is
+     * checkpointed, even for an invocation that completes after this call. The next mapping
+     * resumes from the last checkpoint written before.
+     */
+    public void kill() {
+        killed = true;
+        stop.countDown();
+        threads.shutdownNow();
+        lanes.shutdownNow();
+        LOG.warn("event-source mapping {} → {} killed", config.streamName(), config.functionName());
+    }
+
+    /**
+     * Arms a crash at the worst moment: right after the next invocation that succeeds, before its
+     * checkpoint is written, the runner dies (as {@link #kill()}), so that batch is certainly
+     * delivered again by the next runner.
+     */
+    public void killBeforeNextCheckpoint() {
+        killBeforeCheckpoint = true;
+    }
+
+    /**
+     * Waits for an armed crash; kills the runner anyway when it has not happened in time.
+     *
+     * @return whether it died before a checkpoint, as armed
+     */
+    public boolean awaitKilled(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!killed && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(20).toNanos());
+        }
+        boolean asArmed = killed;
+        kill();
+        return asArmed;
+    }
+
+    boolean killed() {
+        return killed;
+    }
+
+    /** Called by a poller before it checkpoints; true when the runner is (now) dead. */
+    boolean dieBeforeCheckpoint() {
+        if (killBeforeCheckpoint && !killed) {
+            kill();
+        }
+        return killed;
     }
 
     /** Stops every poller; un-acknowledged batches are read again by the next mapping. */

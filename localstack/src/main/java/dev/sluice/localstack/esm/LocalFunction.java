@@ -35,6 +35,10 @@ public final class LocalFunction {
     private final PojoSerializer<KinesisEvent> input;
     private final PojoSerializer<StreamsEventResponse> output;
     private final Duration timeout;
+    private final java.util.concurrent.atomic.AtomicInteger invocations =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.Set<Integer> crashAfter = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger crashes = new java.util.concurrent.atomic.AtomicInteger();
 
     private LocalFunction(
             String name,
@@ -92,6 +96,7 @@ public final class LocalFunction {
      * @throws FunctionError if the handler throws (Lambda reports a function error)
      */
     public String invoke(String eventJson) throws FunctionError {
+        int invocation = invocations.incrementAndGet();
         KinesisEvent event = input.fromJson(new ByteArrayInputStream(eventJson.getBytes(StandardCharsets.UTF_8)));
         StreamsEventResponse response;
         try {
@@ -100,9 +105,34 @@ public final class LocalFunction {
             LOG.warn("function {} failed: {}", name, e.toString());
             throw new FunctionError(name + ": " + e, e);
         }
+        if (crashAfter.remove(invocation)) {
+            crashes.incrementAndGet();
+            LOG.warn("function {} crashes after invocation {} returned (injected)", name, invocation);
+            throw new FunctionError(name + ": injected crash after the handler's writes, before its response", null);
+        }
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         output.toJson(response == null ? new StreamsEventResponse() : response, json);
         return json.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Plans crashes: the given invocations (1-based, counted across all shards) run the handler to
+     * the end — every sink write done — and then fail as if the runtime died before returning the
+     * response, so the event-source mapping sees a function error and delivers the batch again.
+     */
+    public LocalFunction crashAfterWrites(java.util.Collection<Integer> invocationNumbers) {
+        crashAfter.addAll(invocationNumbers);
+        return this;
+    }
+
+    /** Planned crashes that happened. */
+    public int crashes() {
+        return crashes.get();
+    }
+
+    /** Invocations so far. */
+    public int invocations() {
+        return invocations.get();
     }
 
     /** The handler threw: the whole batch failed, as a Lambda function error. */

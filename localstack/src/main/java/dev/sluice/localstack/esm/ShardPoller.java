@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ExpiredIteratorException;
 import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
@@ -39,6 +40,9 @@ final class ShardPoller implements Runnable {
     private final KinesisClient kinesis;
     private final CheckpointStore checkpoints;
     private final CountDownLatch stop;
+    /** Stands for "no iterator yet, Kinesis did not answer": distinct from {@code null}, the shard's end. */
+    private static final String RETRY_ITERATOR = new String("retry");
+
     private final ObjectMapper mapper = new ObjectMapper();
     private final String lease;
     private String lastAcknowledged;
@@ -88,6 +92,13 @@ final class ShardPoller implements Runnable {
             boolean readNothing = true;
             if (iterator != null && buffer.size() < config.batchSize()) {
                 GetRecordsResponse response;
+                if (iterator == RETRY_ITERATOR) {
+                    if (pause(Duration.ofMillis(500))) {
+                        return;
+                    }
+                    iterator = reacquire(buffer);
+                    continue;
+                }
                 try {
                     String current = iterator;
                     response = kinesis.getRecords(
@@ -99,6 +110,15 @@ final class ShardPoller implements Runnable {
                     if (pause(Duration.ofMillis(500))) {
                         return;
                     }
+                    continue;
+                } catch (SdkException e) {
+                    // Kinesis unreachable or restarted (its iterators then mean nothing): like Lambda,
+                    // keep the shard and read on from the last record held, once Kinesis answers
+                    LOG.warn("reading shard {} failed, reading again shortly: {}", shardId, e.toString());
+                    if (pause(Duration.ofMillis(500))) {
+                        return;
+                    }
+                    iterator = reacquire(buffer);
                     continue;
                 }
                 iterator = response.nextShardIterator();
@@ -261,8 +281,8 @@ final class ShardPoller implements Runnable {
     }
 
     private void acknowledge(List<Record> batch, int count) {
-        if (count == 0) {
-            return;
+        if (count == 0 || mapping.dieBeforeCheckpoint()) {
+            return; // a killed runner checkpoints nothing more
         }
         lastAcknowledged = batch.get(count - 1).sequenceNumber();
         checkpoints.put(lease, lastAcknowledged, false);
@@ -324,6 +344,17 @@ final class ShardPoller implements Runnable {
                         .shardIterator();
             case TRIM_HORIZON -> iteratorAfter(null);
         };
+    }
+
+    /** A fresh iterator after the last record buffered or acknowledged; {@code null} while Kinesis is away. */
+    private String reacquire(List<Record> buffer) {
+        try {
+            return buffer.isEmpty() && lastAcknowledged == null
+                    ? iterator()
+                    : iteratorAfter(buffer.isEmpty() ? lastAcknowledged : last(buffer));
+        } catch (SdkException e) {
+            return RETRY_ITERATOR;
+        }
     }
 
     private String iteratorAfter(String sequenceNumber) {

@@ -2,76 +2,196 @@ package dev.sluice.localstack.faults;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
- * Injects faults into chosen SDK calls, for fault tests against the emulators: an {@link
- * ExecutionInterceptor} added to a client's override configuration. Calls are counted per
- * operation (request class, e.g. {@code PutItemRequest}); a rule fires on the n-th call of its
- * operation, counting retries as calls.
+ * Injects faults into chosen SDK calls, for fault tests against the emulators. Add it to a client's
+ * override configuration, or {@link #install()} it for every client of this JVM (through {@link
+ * GlobalFaults}, the SDK's global interceptor hook) — that is how faults reach the clients a
+ * function builds for itself.
+ *
+ * <p>Calls are counted per rule target: an operation (request class without {@code Request}, e.g.
+ * {@code PutItem}), optionally narrowed to one resource (table, bucket, queue URL or stream name,
+ * as the request names it). A rule fires on the n-th such call, retries counting as calls, so the
+ * SDK's own retry of a throttled or failed attempt is the next call.
  */
 public final class FaultInjector implements ExecutionInterceptor {
 
     /** What goes wrong. */
     public enum Fault {
-        /** The request never reaches the service (a connection time-out before sending). */
-        NOT_SENT,
+        /** The request never reaches the service (a connection refused before sending). */
+        NOT_SENT(false),
+        /** The service throttles the request (HTTP 400 {@code ThrottlingException}); nothing applied. */
+        THROTTLED(false),
+        /** The service fails with HTTP 500 before applying anything. */
+        SERVER_ERROR(false),
+        /** The service applied the request, but the attempt timed out waiting for its response. */
+        TIMEOUT(true),
         /** The service applied the request, but its response is lost: the caller sees an error. */
-        RESPONSE_LOST
+        RESPONSE_LOST(true),
+        /**
+         * The service applied the request, then the process running the caller dies: an {@link
+         * InjectedCrash} (an {@link Error}, which no retry loop catches) unwinds the handler.
+         */
+        CRASH(true);
+
+        private final boolean applied;
+
+        Fault(boolean applied) {
+            this.applied = applied;
+        }
+
+        /** Whether the service has applied the request when this fault strikes. */
+        public boolean applied() {
+            return applied;
+        }
     }
 
-    /** A planned fault and whether it fired. */
-    public record Rule(String operation, int call, Fault fault) {}
+    /**
+     * A planned fault.
+     *
+     * @param operation the operation, e.g. {@code PutItem}
+     * @param resource the table, bucket, queue URL or stream it must name, or {@code null} for any
+     * @param call which matching call (1-based) it strikes
+     * @param fault what happens
+     */
+    public record Rule(String operation, String resource, int call, Fault fault) {
+
+        String target() {
+            return resource == null ? operation : operation + "@" + resource;
+        }
+    }
+
+    /** The process running the caller died (simulated); not an SDK error, so nothing retries it. */
+    public static final class InjectedCrash extends Error {
+        private static final long serialVersionUID = 1L;
+
+        InjectedCrash(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static final ExecutionAttribute<List<Integer>> CALLS = new ExecutionAttribute<>("sluice.faults.calls");
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final List<Rule> fired = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
-    /** Plans {@code fault} for the {@code call}-th (1-based) call of {@code operation}. */
+    /** Plans {@code fault} for the {@code call}-th (1-based) call of {@code operation}, on any resource. */
     public FaultInjector on(String operation, int call, Fault fault) {
-        rules.add(new Rule(operation, call, fault));
+        return on(operation, null, call, fault);
+    }
+
+    /** Plans {@code fault} for the {@code call}-th (1-based) call of {@code operation} on {@code resource}. */
+    public FaultInjector on(String operation, String resource, int call, Fault fault) {
+        if (call < 1) {
+            throw new IllegalArgumentException("calls are counted from 1, not " + call);
+        }
+        rules.add(new Rule(operation, resource, call, fault));
         return this;
     }
 
-    /** The planned faults that fired, in order. */
+    /** The planned faults, in planning order. */
+    public List<Rule> planned() {
+        return new ArrayList<>(rules);
+    }
+
+    /** The planned faults that fired, in firing order. */
     public List<Rule> fired() {
         return new ArrayList<>(fired);
     }
 
-    /** How many calls of an operation went out (retries included). */
+    /** How many calls of an operation went out (retries included), on any resource. */
     public int calls(String operation) {
         AtomicInteger count = calls.get(operation);
         return count == null ? 0 : count.get();
     }
 
+    /**
+     * Makes this injector act on every SDK client of this JVM until the returned handle is closed.
+     * One injector at a time.
+     */
+    public GlobalFaults.Installation install() {
+        return GlobalFaults.install(this);
+    }
+
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-        String operation = operation(context.request());
-        int call = calls.computeIfAbsent(operation, o -> new AtomicInteger()).incrementAndGet();
-        attributes.putAttribute(CallNumber.KEY, call);
-        fire(operation, call, Fault.NOT_SENT);
+        SdkRequest request = context.request();
+        String operation = operation(request);
+        Optional<String> resource = resource(request);
+        List<Integer> numbers = new ArrayList<>(2);
+        numbers.add(count(operation));
+        resource.ifPresent(r -> numbers.add(count(operation + "@" + r)));
+        attributes.putAttribute(CALLS, numbers);
+        fire(operation, resource.orElse(null), numbers, false);
     }
 
     @Override
     public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
-        Integer call = attributes.getAttribute(CallNumber.KEY);
-        fire(operation(context.request()), call == null ? 0 : call, Fault.RESPONSE_LOST);
+        List<Integer> numbers = attributes.getAttribute(CALLS);
+        if (numbers != null) {
+            SdkRequest request = context.request();
+            fire(operation(request), resource(request).orElse(null), numbers, true);
+        }
     }
 
-    private void fire(String operation, int call, Fault fault) {
+    private int count(String target) {
+        return calls.computeIfAbsent(target, o -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private void fire(String operation, String resource, List<Integer> numbers, boolean afterSending) {
         for (Rule rule : rules) {
-            if (rule.operation().equals(operation) && rule.call() == call && rule.fault() == fault) {
+            if (rule.fault().applied() != afterSending || !rule.operation().equals(operation)) {
+                continue;
+            }
+            int call;
+            if (rule.resource() == null) {
+                call = numbers.get(0);
+            } else if (rule.resource().equals(resource) && numbers.size() > 1) {
+                call = numbers.get(1);
+            } else {
+                continue;
+            }
+            if (rule.call() == call) {
                 fired.add(rule);
-                throw SdkClientException.create("injected fault: " + fault + " on " + operation + " call " + call);
+                throw failure(rule, call);
             }
         }
+    }
+
+    private static RuntimeException failure(Rule rule, int call) {
+        String message = "injected fault: " + rule.fault() + " on " + rule.target() + " call " + call;
+        return switch (rule.fault()) {
+            case NOT_SENT, RESPONSE_LOST -> SdkClientException.create(message);
+            case TIMEOUT -> ApiCallAttemptTimeoutException.create(message, null);
+            case THROTTLED -> serviceError(400, "ThrottlingException", message);
+            case SERVER_ERROR -> serviceError(500, "InternalFailure", message);
+            case CRASH -> throw new InjectedCrash(message);
+        };
+    }
+
+    private static AwsServiceException serviceError(int status, String code, String message) {
+        return AwsServiceException.builder()
+                .statusCode(status)
+                .message(message)
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode(code)
+                        .errorMessage(message)
+                        .build())
+                .build();
     }
 
     private static String operation(SdkRequest request) {
@@ -79,9 +199,14 @@ public final class FaultInjector implements ExecutionInterceptor {
         return name.endsWith("Request") ? name.substring(0, name.length() - "Request".length()) : name;
     }
 
-    /** The attribute that carries a call's number from before to after transmission. */
-    private static final class CallNumber {
-        static final software.amazon.awssdk.core.interceptor.ExecutionAttribute<Integer> KEY =
-                new software.amazon.awssdk.core.interceptor.ExecutionAttribute<>("sluice.faults.call");
+    /** The table, bucket, queue or stream a request names, if it names one of them. */
+    static Optional<String> resource(SdkRequest request) {
+        for (String field : new String[] {"TableName", "Bucket", "QueueUrl", "StreamName"}) {
+            Optional<String> value = request.getValueForField(field, String.class);
+            if (value.isPresent()) {
+                return value;
+            }
+        }
+        return Optional.empty();
     }
 }
