@@ -34,6 +34,9 @@ public final class LocalPipeline implements AutoCloseable {
     private final Path secrets;
     private final Map<String, LocalFunction> functions = new LinkedHashMap<>();
     private final Map<String, LocalEventSourceMapping> mappings = new LinkedHashMap<>();
+    private final Map<String, MappingConfig> configs = new LinkedHashMap<>();
+    private final java.util.List<LocalEventSourceMapping> killed = new java.util.ArrayList<>();
+    private final Map<String, String> extraEnvironment = new LinkedHashMap<>();
 
     private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository) {
         this.aws = aws;
@@ -98,9 +101,58 @@ public final class LocalPipeline implements AutoCloseable {
             if (batchingWindow.isPresent()) {
                 config = config.withBatchingWindow(batchingWindow.get());
             }
+            configs.put(name, config);
             mappings.put(name, mapping(config, function).start());
         });
         return this;
+    }
+
+    /**
+     * Adds variables to every function's environment (metrics file, for instance); call before
+     * {@link #start()}.
+     */
+    public LocalPipeline withEnvironment(Map<String, String> variables) {
+        extraEnvironment.putAll(variables);
+        return this;
+    }
+
+    /**
+     * Arms a crash of a stage's runner right after its next successful invocation, before the
+     * checkpoint (see {@link LocalEventSourceMapping#killBeforeNextCheckpoint()}).
+     */
+    public synchronized void killBeforeNextCheckpoint(String stage) {
+        running(stage).killBeforeNextCheckpoint();
+    }
+
+    /**
+     * Waits (up to ten seconds) for a stage's armed runner to die, and starts a new one on the same
+     * function, which resumes from the checkpoints the dead one left.
+     */
+    public synchronized LocalEventSourceMapping restartKilled(String stage) {
+        LocalEventSourceMapping dead = running(stage);
+        if (!dead.awaitKilled(Duration.ofSeconds(10))) {
+            LOG.warn("stage {} checkpointed nothing for 10 s; its runner was killed idle", stage);
+        }
+        killed.add(dead);
+        LocalEventSourceMapping fresh =
+                mapping(configs.get(stage), function(stage)).start();
+        mappings.put(stage, fresh);
+        return fresh;
+    }
+
+    private LocalEventSourceMapping running(String stage) {
+        LocalEventSourceMapping mapping = mappings.get(stage);
+        if (mapping == null) {
+            throw new IllegalStateException("stage " + stage + " is not running");
+        }
+        return mapping;
+    }
+
+    /** Every mapping this pipeline ran: the running ones and those killed or stopped before them. */
+    public synchronized java.util.List<LocalEventSourceMapping> allMappings() {
+        java.util.List<LocalEventSourceMapping> all = new java.util.ArrayList<>(killed);
+        all.addAll(mappings.values());
+        return all;
     }
 
     /** A new event-source mapping for a stage, not started (tests restart mappings with it). */
@@ -134,6 +186,7 @@ public final class LocalPipeline implements AutoCloseable {
             env.put(EnvironmentNames.SCHEMAS_DIR, repository.resolve("schemas").toString());
         }
         env.put(EnvironmentNames.SECRETS_DIR, secrets.toString());
+        env.putAll(extraEnvironment);
         return env;
     }
 
@@ -149,9 +202,9 @@ public final class LocalPipeline implements AutoCloseable {
         return mappings;
     }
 
-    /** Records acknowledged by every mapping of this pipeline. */
+    /** Records acknowledged (and checkpointed) by every mapping of this pipeline, killed ones included. */
     public long acknowledged() {
-        return mappings.values().stream()
+        return allMappings().stream()
                 .mapToLong(LocalEventSourceMapping::acknowledged)
                 .sum();
     }
@@ -160,6 +213,7 @@ public final class LocalPipeline implements AutoCloseable {
     @Override
     public void close() {
         mappings.values().forEach(LocalEventSourceMapping::close);
+        killed.addAll(mappings.values());
         mappings.clear();
     }
 }

@@ -15,6 +15,8 @@ import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsOptions;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
+import dev.sluice.localstack.faults.FaultScenario;
+import dev.sluice.localstack.faults.FaultSuite;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
 import dev.sluice.localstack.reconcile.Reconciler;
@@ -37,12 +39,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
-/** The {@code ./sluice} launcher: {@code demo}, {@code up} and {@code invoke} on the local stack. */
+/** The {@code ./sluice} launcher: {@code demo}, {@code faults}, {@code up} and {@code invoke} on the local stack. */
 public final class SluiceCli {
 
     static final String USAGE = """
             usage: ./sluice <command> [options]
               demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)
+              faults [--scenario NAME] [--events N]
+                                             run the fault suite on payments and reconcile every scenario (default 1,000 events each)
               up                             start local AWS with every pipeline deployed; stop with Ctrl-C
               invoke --event FILE [--pipeline P] [--stage S]
                                              run a stage's handler once on a Kinesis event JSON file""";
@@ -75,6 +79,7 @@ public final class SluiceCli {
             List<String> rest = args.subList(1, args.size());
             return switch (command) {
                 case "demo" -> demo(new Arguments(command, rest, Set.of("events", "seed"), Set.of()));
+                case "faults" -> faults(new Arguments(command, rest, Set.of("scenario", "events"), Set.of()));
                 case "up" -> up(new Arguments(command, rest, Set.of(), Set.of()));
                 case "invoke" -> invoke(new Arguments(command, rest, Set.of("event", "pipeline", "stage"), Set.of()));
                 case "help", "--help", "-h" -> {
@@ -247,6 +252,111 @@ public final class SluiceCli {
                 r.reconciled()
                         ? "Every event took effect exactly once: in the lake and the table, or in the dead-letter queue."
                         : "NOT RECONCILED: see the problems above.");
+    }
+
+    // faults
+
+    private int faults(Arguments args) {
+        int events = args.positiveInt("events", 1_000);
+        List<FaultScenario> all = FaultSuite.scenarios(events);
+        String only = args.get("scenario");
+        List<FaultScenario> chosen = only == null
+                ? all
+                : all.stream().filter(s -> s.name().equals(only)).toList();
+        if (chosen.isEmpty()) {
+            throw new UsageException("unknown scenario '" + only + "' (one of: "
+                    + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ")");
+        }
+        PipelineDefinition payments = loader().load(root.resolve("pipelines/payments.yaml"));
+        out.printf(
+                Locale.ROOT,
+                "Sluice fault suite: %d scenario(s) × %,d payments through pipelines/payments.yaml on local AWS%n",
+                chosen.size(),
+                events);
+        Path work = root.resolve("localstack/.run/faults");
+        List<FaultSuite.Row> rows = new ArrayList<>();
+        try {
+            java.nio.file.Files.createDirectories(work);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot create " + work, e);
+        }
+        LocalAwsOptions options = options().toBuilder()
+                .kinesisDataDirectory(
+                        work.resolve("kinesis-" + ProcessHandle.current().pid()))
+                .build();
+        try (LocalAws aws = LocalAws.start(options)) {
+            FaultSuite suite = new FaultSuite(aws, payments, root, work);
+            for (FaultScenario scenario : chosen) {
+                out.printf(Locale.ROOT, "  running %-20s %s …%n", scenario.name(), scenario.description());
+                FaultSuite.Row row = suite.run(scenario);
+                rows.add(row);
+                out.printf(
+                        Locale.ROOT,
+                        "  %s %-20s %.1f s%n",
+                        row.passed() ? "ok  " : "FAIL",
+                        row.scenario(),
+                        row.seconds());
+                row.problems().forEach(p -> out.println("       ! " + p));
+            }
+        }
+        faultTable(rows);
+        long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();
+        long duplicates =
+                rows.stream().mapToLong(FaultSuite.Row::duplicateEffects).sum();
+        long order = rows.stream().mapToLong(FaultSuite.Row::orderViolations).sum();
+        long failed = rows.stream().filter(r -> !r.passed()).count();
+        out.printf(
+                Locale.ROOT,
+                "RESULT scenarios=%d failed=%d events=%d lost=%d duplicate_effects=%d order_violations=%d"
+                        + " faults_planned=%d faults_fired=%d%n",
+                rows.size(),
+                failed,
+                rows.stream().mapToLong(FaultSuite.Row::events).sum(),
+                lost,
+                duplicates,
+                order,
+                rows.stream().mapToInt(FaultSuite.Row::faultsPlanned).sum(),
+                rows.stream().mapToInt(FaultSuite.Row::faultsFired).sum());
+        return failed == 0 ? 0 : 1;
+    }
+
+    private void faultTable(List<FaultSuite.Row> rows) {
+        out.println();
+        String format = "%-20s %7s %10s %8s %8s %6s %5s %6s %6s %8s %s%n";
+        out.printf(
+                Locale.ROOT,
+                format,
+                "scenario",
+                "events",
+                "deliveries",
+                "effects",
+                "absorbed",
+                "dlq",
+                "lost",
+                "dupes",
+                "order",
+                "faults",
+                "");
+        for (FaultSuite.Row row : rows) {
+            out.printf(
+                    Locale.ROOT,
+                    format,
+                    row.scenario(),
+                    row.events(),
+                    row.deliveries(),
+                    row.effects(),
+                    row.absorbed(),
+                    row.deadLettered(),
+                    row.lost(),
+                    row.duplicateEffects(),
+                    row.orderViolations(),
+                    row.faultsFired() + "/" + row.faultsPlanned(),
+                    row.passed() ? "ok" : "FAIL");
+        }
+        out.println();
+        out.println("deliveries: records handed to the function, redeliveries included; effects: records that took"
+                + " effect (valid ones in the lake, bad ones in the dead-letter queue); absorbed: duplicates the sinks"
+                + " recognised (stage metrics); faults: fired/planned");
     }
 
     // up

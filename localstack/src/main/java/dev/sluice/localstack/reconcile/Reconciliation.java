@@ -8,9 +8,9 @@ import java.util.List;
  * @param produced events the producer sent and Kinesis acknowledged
  * @param lake records found in the lake (every line of every object)
  * @param table items found in the serving table
- * @param deadLettered messages found in the dead-letter queue
+ * @param deadLettered records found in the dead-letter queue (a record dead lettered twice counts once)
  * @param lost ledger events missing from a target they belong in
- * @param duplicates effects found more than once (lake lines, table items, dead letters)
+ * @param duplicates effects found more than once (lake lines, table items)
  * @param unexpected records in a target that the ledger does not put there, or dead lettered for
  *     another reason than expected
  * @param problems the first few problems, for people

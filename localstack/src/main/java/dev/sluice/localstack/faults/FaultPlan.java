@@ -1,0 +1,99 @@
+package dev.sluice.localstack.faults;
+
+import dev.sluice.localstack.provision.PipelineResources;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The faults of one scenario, planned against its freshly provisioned resources: SDK faults
+ * (through a {@link FaultInjector} installed for the whole JVM, aimed at one table, bucket or queue),
+ * crashes of the function after its writes, and actions on the stack while the producer is half
+ * way (killing the runner, restarting Kinesis, splitting a shard).
+ */
+public final class FaultPlan {
+
+    /** Something done to the stack mid-stream. */
+    public enum Action {
+        /** The event-source mapping runner dies (no graceful stop, no further checkpoint) and restarts. */
+        KILL_RUNNER,
+        /** kinesis-mock stops and starts again from its persisted data. */
+        RESTART_KINESIS,
+        /** The first shard of the input stream splits in two. */
+        SPLIT_SHARD
+    }
+
+    private final PipelineResources resources;
+    private final String stage;
+    private final FaultInjector injector = new FaultInjector();
+    private final Set<Integer> crashes = new TreeSet<>();
+    private final List<Action> actions = new ArrayList<>();
+    private final AtomicInteger actionsDone = new AtomicInteger();
+
+    FaultPlan(PipelineResources resources, String stage) {
+        this.resources = resources;
+        this.stage = stage;
+    }
+
+    /** The scenario's tables by logical name (physical names). */
+    public String table(String logical) {
+        return resources.tables().get(logical);
+    }
+
+    public String bucket() {
+        return resources.bucket();
+    }
+
+    public String queueUrl(String logical) {
+        return resources.queueUrls().get(logical);
+    }
+
+    public String stage() {
+        return stage;
+    }
+
+    /** Plans an SDK fault on the {@code call}-th call of {@code operation} on {@code resource}. */
+    public FaultPlan sdk(String operation, String resource, int call, FaultInjector.Fault fault) {
+        injector.on(operation, resource, call, fault);
+        return this;
+    }
+
+    /** Plans crashes of the function after the given invocations (1-based) returned. */
+    public FaultPlan crashAfterWrites(Integer... invocations) {
+        crashes.addAll(List.of(invocations));
+        return this;
+    }
+
+    /** Plans an action once half the events are produced. */
+    public FaultPlan midway(Action action) {
+        actions.add(action);
+        return this;
+    }
+
+    FaultInjector injector() {
+        return injector;
+    }
+
+    Set<Integer> crashes() {
+        return crashes;
+    }
+
+    List<Action> actions() {
+        return actions;
+    }
+
+    void actionDone() {
+        actionsDone.incrementAndGet();
+    }
+
+    int actionsDone() {
+        return actionsDone.get();
+    }
+
+    /** Every planned fault: SDK faults, crashes and mid-stream actions. */
+    public int plannedCount() {
+        return injector.planned().size() + crashes.size() + actions.size();
+    }
+}
