@@ -96,7 +96,8 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                                     clients.dynamoDb(),
                                     required(env, EnvironmentNames.table(sink.table())),
                                     pipeline.tables().get(sink.table()).key(),
-                                    writers);
+                                    writers,
+                                    sink.table().equals(stage.deduplicate()));
                         case STREAM ->
                             new KinesisStreamSink(
                                     clients.kinesis(),
@@ -118,7 +119,27 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 clients.sqs(), required(env, EnvironmentNames.queueUrl(dlq)), pipelineName, stageName, mapper);
         StageChain chain = StageChain.compile(
                 pipeline, stageName, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, references));
-        return new StageRuntime(pipeline, stageName, new BatchProcessor(chain, sinks, null, deadLetters));
+        String gate = stage.deduplicate() == null
+                ? null
+                : stage.sinks().stream()
+                        .filter(s -> stage.deduplicate().equals(s.table()))
+                        .map(SinkDefinition::target)
+                        .findFirst()
+                        .orElseThrow();
+        return new StageRuntime(
+                pipeline, stageName, new BatchProcessor(chain, sinks, null, deadLetters, gate, sinkThreads()));
+    }
+
+    /**
+     * Runs a batch's sinks concurrently; separate from the item writers the sinks use themselves, so
+     * that a sink waiting for its items can never hold the threads those items need.
+     */
+    private static ExecutorService sinkThreads() {
+        return Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "sluice-sink");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     private static ReferenceCache reference(

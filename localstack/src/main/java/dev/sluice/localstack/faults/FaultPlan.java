@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The faults of one scenario, planned against its freshly provisioned resources: SDK faults
  * (through a {@link FaultInjector} installed for the whole JVM, aimed at one table, bucket or queue),
  * crashes of the function after its writes, and actions on the stack while the producer is half
- * way (killing the runner, restarting Kinesis, splitting a shard).
+ * way (killing the runner, restarting Kinesis, splitting a shard), and producer re-sends of events
+ * already sent.
  */
 public final class FaultPlan {
 
@@ -31,6 +32,7 @@ public final class FaultPlan {
     private final Set<Integer> crashes = new TreeSet<>();
     private final List<Action> actions = new ArrayList<>();
     private final AtomicInteger actionsDone = new AtomicInteger();
+    private double resendShare;
 
     FaultPlan(PipelineResources resources, String stage) {
         this.resources = resources;
@@ -72,6 +74,16 @@ public final class FaultPlan {
         return this;
     }
 
+    /** Plans producer re-sends: this share of the first half's events is sent again with the second half. */
+    public FaultPlan resend(double share) {
+        resendShare = share;
+        return this;
+    }
+
+    double resendShare() {
+        return resendShare;
+    }
+
     FaultInjector injector() {
         return injector;
     }
@@ -94,6 +106,6 @@ public final class FaultPlan {
 
     /** Every planned fault: SDK faults, crashes and mid-stream actions. */
     public int plannedCount() {
-        return injector.planned().size() + crashes.size() + actions.size();
+        return injector.planned().size() + crashes.size() + actions.size() + (resendShare > 0 ? 1 : 0);
     }
 }

@@ -55,6 +55,7 @@ public final class FaultSuite {
     /**
      * One row of the table.
      *
+     * @param events records the producer put, re-sends included
      * @param deliveries records handed to the function, redeliveries included
      * @param effects records that took effect: valid ones in the lake, bad ones in the dead-letter
      *     queue
@@ -173,6 +174,12 @@ public final class FaultSuite {
                         plan -> plan.midway(Action.RESTART_KINESIS)),
                 new FaultScenario("poison-records", "one event in five is bad", n, 0.2, plan -> {}),
                 new FaultScenario(
+                        "producer-resends",
+                        "the producer sends one event in ten again",
+                        n,
+                        0.05,
+                        plan -> plan.resend(0.1)),
+                new FaultScenario(
                         "shard-split", "a shard splits mid-stream", n, 0.02, plan -> plan.midway(Action.SPLIT_SHARD)),
                 new FaultScenario(
                         "chaos",
@@ -221,7 +228,12 @@ public final class FaultSuite {
                 act(action, pipeline, stageName, stream);
                 plan.actionDone();
             }
-            ledger.addAll(producer.send(events.subList(half, events.size()), done -> {}));
+            List<GeneratedEvent> rest = new ArrayList<>(events.subList(half, events.size()));
+            rest.addAll(resends(events.subList(0, half), plan.resendShare()));
+            if (plan.resendShare() > 0) {
+                plan.actionDone();
+            }
+            ledger.addAll(producer.send(rest, done -> {}));
             awaitAcknowledged(pipeline, ledger.size(), scenario);
         } catch (RuntimeException e) {
             LOG.error("scenario {} failed to run", scenario.name(), e);
@@ -241,6 +253,19 @@ public final class FaultSuite {
             events.add(generator.next());
         }
         return events;
+    }
+
+    /** Every n-th event again (same id, same bytes), as a producer whose puts timed out sends them again. */
+    private static List<GeneratedEvent> resends(List<GeneratedEvent> sent, double share) {
+        List<GeneratedEvent> again = new ArrayList<>();
+        if (share <= 0) {
+            return again;
+        }
+        int every = (int) Math.max(1, Math.round(1 / share));
+        for (int i = 0; i < sent.size(); i += every) {
+            again.add(sent.get(i));
+        }
+        return again;
     }
 
     private void act(Action action, LocalPipeline pipeline, String stage, String stream) {
@@ -343,6 +368,7 @@ public final class FaultSuite {
                 .sum();
         long absorbed = absorbed(metrics);
         long effects = r.lake() - r.duplicates() + r.deadLettered();
+        long distinct = r.produced();
         int planned = plan.plannedCount();
         int fired =
                 plan.injector().fired().size() + pipeline.function(plan.stage()).crashes() + plan.actionsDone();
@@ -350,6 +376,7 @@ public final class FaultSuite {
         // event-source mapping, which must deliver again
         boolean redeliveryExpected = planned > 0
                 && (!plan.crashes().isEmpty()
+                        || plan.resendShare() > 0
                         || plan.actions().contains(Action.KILL_RUNNER)
                         || plan.injector().planned().stream()
                                 .anyMatch(rule -> rule.fault() == Fault.RESPONSE_LOST
@@ -365,6 +392,9 @@ public final class FaultSuite {
         }
         if (fired < planned) {
             problems.add("only " + fired + " of " + planned + " planned faults fired");
+        }
+        if (effects != distinct) {
+            problems.add(effects + " records took effect for " + distinct + " distinct events produced");
         }
         if (redeliveryExpected && deliveries <= effects) {
             problems.add("deliveries " + deliveries + " did not exceed effects " + effects

@@ -110,7 +110,8 @@ public final class Reconciler {
             }
         }
         return new Reconciliation(
-                ledger.size(),
+                // a producer re-send of a valid event is one event; each bad record is dead lettered on its own
+                validIds.size() + invalidPositions.size(),
                 lake.values().stream().mapToLong(Integer::longValue).sum(),
                 items.values().stream().mapToLong(Integer::longValue).sum(),
                 deadLetters.size(),

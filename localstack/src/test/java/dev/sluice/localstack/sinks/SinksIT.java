@@ -10,6 +10,7 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.lambda.sink.DynamoDbStateSink;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.zip.GZIPInputStream;
@@ -87,6 +89,30 @@ public class SinksIT {
         assertThat(sink.write(events)).isEqualTo(new SinkReport(25, 0));
         assertThat(sink.write(events)).isEqualTo(new SinkReport(0, 25));
         assertThat(sink.write(events.subList(5, 12))).isEqualTo(new SinkReport(0, 7));
+    }
+
+    @Test
+    void deduplicatingTableTellsProducerResendsFromReplays(LocalAws aws, ResourceNames names) throws SinkException {
+        String table = table(aws, names);
+        DynamoDbStateSink byId = new DynamoDbStateSink(aws.dynamoDb(), table, "eventId", WRITERS, true);
+        List<ProcessedEvent> first = batch(0, 10, "2026-11-30T10");
+        ProcessedEvent resent = event("shardId-000000000000", 2000, "pay-3", "cust-0", "2026-11-30T10:03:00Z");
+        ProcessedEvent resentTwiceInOneBatch =
+                event("shardId-000000000000", 2001, "pay-20", "cust-2", "2026-11-30T10:20:00Z");
+        ProcessedEvent original = event("shardId-000000000000", 1999, "pay-20", "cust-2", "2026-11-30T10:20:00Z");
+
+        DeduplicatingSink.Gated applied = byId.writeAndGate(first);
+        DeduplicatingSink.Gated replayed = byId.writeAndGate(first.subList(2, 6));
+        DeduplicatingSink.Gated mixed = byId.writeAndGate(List.of(original, resent, resentTwiceInOneBatch));
+
+        assertThat(applied).isEqualTo(new DeduplicatingSink.Gated(new SinkReport(10, 0), Set.of()));
+        assertThat(replayed).isEqualTo(new DeduplicatingSink.Gated(new SinkReport(0, 4), Set.of()));
+        assertThat(mixed.report()).isEqualTo(new SinkReport(1, 2));
+        assertThat(mixed.resent()).containsExactlyInAnyOrder(resent.position(), resentTwiceInOneBatch.position());
+        Map<String, AttributeValue> item = aws.dynamoDb()
+                .getItem(b -> b.tableName(table).key(Map.of("pk", AttributeValue.fromS("pay-3"))))
+                .item();
+        assertThat(item.get("position").s()).isEqualTo(first.get(3).position().sortable());
     }
 
     @Test

@@ -3,15 +3,18 @@ package dev.sluice.lambda.sink;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.definition.FieldPaths;
+import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
-import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -25,32 +28,56 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * than the one stored on the item, so a replayed record is a conditional-check failure: counted as
  * an absorbed duplicate, not an error. Positions are compared as fixed-width strings.
  *
+ * <p>As a stage's de-duplicating table ({@code deduplicate:} in the definition; keyed by
+ * {@code eventId}) the first position wins instead: a replay finds its own position on the item,
+ * a producer re-send finds another one and is reported, so that the stage keeps it out of its
+ * other sinks. Only refused writes cost the extra (consistent) read that tells the two apart.
+ *
  * <p>Items: {@code pk} (the key), {@code position} (sortable), {@code shardId},
  * {@code sequenceNumber}, {@code eventId}, {@code occurredAt}, {@code ingestedAt} and {@code event}
  * (the event as JSON).
  */
-public final class DynamoDbStateSink implements EventSink {
+public final class DynamoDbStateSink implements DeduplicatingSink {
 
     public static final String PARTITION_KEY = "pk";
     public static final String POSITION = "position";
 
     private static final String CONDITION = "attribute_not_exists(#pk) OR #position < :position";
+    private static final String FIRST_WINS = "attribute_not_exists(#pk)";
 
     private final DynamoDbClient dynamoDb;
     private final String table;
     private final JsonPointer keyField;
     private final ExecutorService writers;
+    private final boolean firstPositionWins;
 
     /**
+     * A latest-state table: the newest position per key wins.
+     *
      * @param table the physical table name
      * @param keyField the event field holding the key, dotted ({@code eventId}, {@code payload.customerId})
      * @param writers runs the single-item writes of a batch concurrently
      */
     public DynamoDbStateSink(DynamoDbClient dynamoDb, String table, String keyField, ExecutorService writers) {
+        this(dynamoDb, table, keyField, writers, false);
+    }
+
+    /**
+     * @param firstPositionWins the stage's de-duplicating table (keyed by {@code eventId}): the
+     *     first position an event arrived at wins, the same event at another position is a
+     *     producer re-send, reported by {@link #writeAndGate}
+     */
+    public DynamoDbStateSink(
+            DynamoDbClient dynamoDb,
+            String table,
+            String keyField,
+            ExecutorService writers,
+            boolean firstPositionWins) {
         this.dynamoDb = dynamoDb;
         this.table = table;
         this.keyField = FieldPaths.pointer(keyField);
         this.writers = writers;
+        this.firstPositionWins = firstPositionWins;
     }
 
     @Override
@@ -59,11 +86,19 @@ public final class DynamoDbStateSink implements EventSink {
     }
 
     @Override
-    public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+    public Gated writeAndGate(List<ProcessedEvent> events) throws SinkException {
         AtomicInteger applied = new AtomicInteger();
         AtomicInteger absorbed = new AtomicInteger();
+        Set<Position> resent = ConcurrentHashMap.newKeySet();
         List<CompletableFuture<Void>> writes = new ArrayList<>(events.size());
+        Set<String> inBatch = new java.util.HashSet<>();
         for (ProcessedEvent event : events) {
+            if (firstPositionWins && !inBatch.add(event.eventId())) {
+                // sent twice within the batch: the earlier position wins without asking the table
+                absorbed.incrementAndGet();
+                resent.add(event.position());
+                continue;
+            }
             PutItemRequest put = put(event);
             writes.add(CompletableFuture.runAsync(
                     () -> {
@@ -72,6 +107,10 @@ public final class DynamoDbStateSink implements EventSink {
                             applied.incrementAndGet();
                         } catch (ConditionalCheckFailedException replay) {
                             absorbed.incrementAndGet();
+                            if (firstPositionWins
+                                    && !storedAt(put).equals(event.position().sortable())) {
+                                resent.add(event.position());
+                            }
                         }
                     },
                     writers));
@@ -84,7 +123,19 @@ public final class DynamoDbStateSink implements EventSink {
             }
             throw new SinkException("put into " + table + ": " + e.getCause(), false, e.getCause());
         }
-        return new SinkReport(applied.get(), absorbed.get());
+        return new Gated(new SinkReport(applied.get(), absorbed.get()), resent);
+    }
+
+    /** The position stored on the item a put was refused for (consistent read). */
+    private String storedAt(PutItemRequest put) {
+        Map<String, AttributeValue> item = dynamoDb.getItem(b -> b.tableName(table)
+                        .key(Map.of(PARTITION_KEY, put.item().get(PARTITION_KEY)))
+                        .consistentRead(true)
+                        .projectionExpression("#position")
+                        .expressionAttributeNames(Map.of("#position", POSITION)))
+                .item();
+        AttributeValue position = item == null ? null : item.get(POSITION);
+        return position == null ? "" : position.s();
     }
 
     private PutItemRequest put(ProcessedEvent event) throws SinkException {
@@ -114,9 +165,12 @@ public final class DynamoDbStateSink implements EventSink {
                         AttributeValue.fromS(event.event().path("ingestedAt").asText()),
                         "event",
                         AttributeValue.fromS(event.event().toString())))
-                .conditionExpression(CONDITION)
-                .expressionAttributeNames(Map.of("#pk", PARTITION_KEY, "#position", POSITION))
-                .expressionAttributeValues(Map.of(":position", AttributeValue.fromS(pos)))
+                .conditionExpression(firstPositionWins ? FIRST_WINS : CONDITION)
+                .expressionAttributeNames(
+                        firstPositionWins
+                                ? Map.of("#pk", PARTITION_KEY)
+                                : Map.of("#pk", PARTITION_KEY, "#position", POSITION))
+                .expressionAttributeValues(firstPositionWins ? null : Map.of(":position", AttributeValue.fromS(pos)))
                 .build();
     }
 }

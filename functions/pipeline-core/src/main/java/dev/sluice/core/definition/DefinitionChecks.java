@@ -134,6 +134,24 @@ final class DefinitionChecks {
                 }
             }
         }
+        if (stage.deduplicate() != null) {
+            String dedupAt = at + "/deduplicate";
+            TableDefinition table = d.tables().get(stage.deduplicate());
+            require(
+                    table != null,
+                    dedupAt,
+                    "no table named '" + stage.deduplicate() + "' (tables: " + names(d.tables()) + ")");
+            require(
+                    "eventId".equals(table.key()),
+                    dedupAt,
+                    "table '" + stage.deduplicate() + "' is keyed by '" + table.key()
+                            + "'; recognising re-sends needs a table keyed by eventId");
+            require(
+                    stage.sinks().stream().anyMatch(s -> stage.deduplicate().equals(s.table())),
+                    dedupAt,
+                    "table '" + stage.deduplicate() + "' must also be one of the stage's sinks ('- table: "
+                            + stage.deduplicate() + "')");
+        }
         new StepChecks(d, stage, at, schemas, this::require).check();
 
         BatchingDefinition batching = stage.batching();

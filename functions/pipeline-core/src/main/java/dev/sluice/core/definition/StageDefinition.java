@@ -12,6 +12,8 @@ import java.util.List;
  * @param sinks where accepted events go
  * @param batching how records are grouped into batches and how many run at once
  * @param failure retries and the dead-letter queue
+ * @param deduplicate the table (keyed by {@code eventId}, one of the stage's sinks) that recognises
+ *     producer re-sends and keeps them out of the other sinks; {@code null} for none
  */
 public record StageDefinition(
         String input,
@@ -20,7 +22,8 @@ public record StageDefinition(
         List<StepDefinition> steps,
         List<SinkDefinition> sinks,
         BatchingDefinition batching,
-        FailureDefinition failure) {
+        FailureDefinition failure,
+        String deduplicate) {
 
     /** The Lambda handler used when a stage names none. */
     public static final String DEFAULT_HANDLER = "dev.sluice.lambda.KinesisStageHandler";

@@ -4,18 +4,25 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.window.PartialAggregate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a batch through a stage: reference data refreshed, the chain, then every sink (each with
- * the events routed to it), the aggregate sink, and the dead-letter queue (dead letters and side
- * outputs such as late events). A batch is done only when all of it is durable; otherwise the
+ * Runs a batch through a stage: reference data refreshed, the chain, then the de-duplicating sink
+ * if the stage has one, then every other sink (each with the events routed to it) and the
+ * aggregate sink concurrently, and last the dead-letter queue (dead letters and side outputs such
+ * as late events). A batch is done only when all of it is durable; otherwise the
  * result names the first position to deliver again, and the idempotent sinks absorb what is
  * delivered twice.
  */
@@ -27,21 +34,48 @@ public final class BatchProcessor {
     private final Map<String, EventSink> sinks;
     private final AggregateSink aggregates;
     private final DeadLetterSink deadLetters;
+    private final String gate;
+    private final Executor executor;
 
     /**
+     * A processor whose sinks write one after the other, without a re-send gate.
+     *
      * @param sinks the stage's sinks by logical target name, in declaration order
      * @param aggregates where partial aggregates go; required when the chain aggregates
      */
     public BatchProcessor(
             StageChain chain, Map<String, EventSink> sinks, AggregateSink aggregates, DeadLetterSink deadLetters) {
+        this(chain, sinks, aggregates, deadLetters, null, Runnable::run);
+    }
+
+    /**
+     * @param sinks the stage's sinks by logical target name, in declaration order
+     * @param aggregates where partial aggregates go; required when the chain aggregates
+     * @param gate the target whose sink (a {@link DeduplicatingSink}) is written first and keeps
+     *     producer re-sends out of the others, or {@code null}
+     * @param executor runs the writes of the other sinks (and the aggregate sink) concurrently
+     */
+    public BatchProcessor(
+            StageChain chain,
+            Map<String, EventSink> sinks,
+            AggregateSink aggregates,
+            DeadLetterSink deadLetters,
+            String gate,
+            Executor executor) {
         if (chain.aggregates() && aggregates == null) {
             throw new IllegalArgumentException(
                     "stage '" + chain.stageName() + "' aggregates but has no aggregate sink");
+        }
+        if (gate != null && !(sinks.get(gate) instanceof DeduplicatingSink)) {
+            throw new IllegalArgumentException("stage '" + chain.stageName() + "': the de-duplicating target '" + gate
+                    + "' has no sink that recognises re-sends");
         }
         this.chain = chain;
         this.sinks = new LinkedHashMap<>(sinks);
         this.aggregates = aggregates;
         this.deadLetters = deadLetters;
+        this.gate = gate;
+        this.executor = executor;
     }
 
     /** A processor whose sinks take every event (no route step), for tests and simple stages. */
@@ -55,7 +89,11 @@ public final class BatchProcessor {
         return byName;
     }
 
-    /** Processes one batch of one shard, in order. */
+    /**
+     * Processes one batch of one shard: the chain, then the gate sink (if any), then every other
+     * sink and the aggregate sink concurrently, then the dead-letter queue. Nothing is acknowledged
+     * unless all of it is durable.
+     */
     public BatchResult process(List<InboundRecord> records) {
         if (records.isEmpty()) {
             return new BatchResult(0, 0, 0, Map.of(), Optional.empty(), Optional.empty());
@@ -68,34 +106,58 @@ public final class BatchProcessor {
                     records, null, Map.of(), first, new SinkException("reference data: " + e.getMessage(), true, e));
         }
         BatchOutcome outcome = chain.process(records);
-        Map<String, SinkReport> reports = new LinkedHashMap<>();
-        for (Map.Entry<String, EventSink> sink : sinks.entrySet()) {
-            List<ProcessedEvent> routed = routed(outcome.accepted(), sink.getKey());
+        Map<String, SinkReport> reports = new ConcurrentHashMap<>();
+        List<ProcessedEvent> accepted = outcome.accepted();
+        List<PartialAggregate> partials = outcome.aggregates();
+        if (gate != null) {
+            DeduplicatingSink gateSink = (DeduplicatingSink) sinks.get(gate);
+            List<ProcessedEvent> routed = routed(accepted, gate);
             try {
-                reports.put(
-                        sink.getValue().name(),
-                        routed.isEmpty() ? SinkReport.EMPTY : sink.getValue().write(routed));
+                DeduplicatingSink.Gated gated = routed.isEmpty()
+                        ? new DeduplicatingSink.Gated(SinkReport.EMPTY, Set.of())
+                        : gateSink.writeAndGate(routed);
+                reports.put(gateSink.name(), gated.report());
+                if (!gated.resent().isEmpty()) {
+                    LOG.info(
+                            "{} producer re-sends kept out of the other sinks",
+                            gated.resent().size());
+                    accepted = without(accepted, gated.resent());
+                    if (!partials.isEmpty()) {
+                        // aggregate again without the re-sends: the chain is a pure function of its records
+                        partials = chain.process(records.stream()
+                                        .filter(r -> !gated.resent().contains(r.position()))
+                                        .toList())
+                                .aggregates();
+                    }
+                }
             } catch (SinkException e) {
-                // nothing of this batch is acknowledged: dead letters are sent only once sinks are durable
                 LOG.warn(
-                        "sink {} failed; batch is delivered again from {}: {}",
-                        sink.getValue().name(),
-                        first,
-                        e.getMessage());
+                        "sink {} failed; batch is delivered again from {}: {}", gateSink.name(), first, e.getMessage());
                 return failed(records, outcome, reports, first, e);
             }
         }
-        if (!outcome.aggregates().isEmpty()) {
-            try {
-                reports.put(aggregates.name(), aggregates.write(outcome.aggregates()));
-            } catch (SinkException e) {
-                LOG.warn(
-                        "aggregate sink {} failed; batch is delivered again from {}: {}",
-                        aggregates.name(),
-                        first,
-                        e.getMessage());
-                return failed(records, outcome, reports, first, e);
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (Map.Entry<String, EventSink> sink : sinks.entrySet()) {
+            if (sink.getKey().equals(gate)) {
+                continue;
             }
+            List<ProcessedEvent> routed = routed(accepted, sink.getKey());
+            if (routed.isEmpty()) {
+                reports.put(sink.getValue().name(), SinkReport.EMPTY);
+                continue;
+            }
+            EventSink target = sink.getValue();
+            writes.add(write(target.name(), () -> target.write(routed), reports));
+        }
+        if (!partials.isEmpty()) {
+            List<PartialAggregate> applied = partials;
+            writes.add(write(aggregates.name(), () -> aggregates.write(applied), reports));
+        }
+        SinkException failure = await(writes);
+        if (failure != null) {
+            // nothing of this batch is acknowledged: dead letters are sent only once sinks are durable
+            LOG.warn("a sink failed; batch is delivered again from {}: {}", first, failure.getMessage());
+            return failed(records, outcome, orderedLike(reports), first, failure);
         }
         List<DeadLetter> letters = new ArrayList<>(outcome.deadLetters());
         letters.addAll(outcome.sideOutputs());
@@ -108,16 +170,75 @@ public final class BatchProcessor {
                         .min(Position::compareTo)
                         .orElse(first);
                 LOG.warn("dead-letter queue failed; batch is delivered again from {}: {}", from, e.getMessage());
-                return failed(records, outcome, reports, from, e);
+                return failed(records, outcome, orderedLike(reports), from, e);
             }
         }
         return new BatchResult(
                 records.size(),
                 outcome.accepted().size(),
                 outcome.deadLetters().size(),
-                reports,
+                orderedLike(reports),
                 Optional.empty(),
                 Optional.empty());
+    }
+
+    /** A write that returns only when durable. */
+    @FunctionalInterface
+    private interface Write {
+        SinkReport run() throws SinkException;
+    }
+
+    private CompletableFuture<Void> write(String name, Write write, Map<String, SinkReport> reports) {
+        return CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        reports.put(name, write.run());
+                    } catch (SinkException e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                executor);
+    }
+
+    /** Waits for every write; the first failure (in sink order), or {@code null} if all are durable. */
+    private static SinkException await(List<CompletableFuture<Void>> writes) {
+        SinkException failure = null;
+        for (CompletableFuture<Void> write : writes) {
+            try {
+                write.join();
+            } catch (CompletionException e) {
+                if (failure == null) {
+                    failure = e.getCause() instanceof SinkException sink
+                            ? sink
+                            : new SinkException("sink failed: " + e.getCause(), false, e.getCause());
+                }
+            }
+        }
+        return failure;
+    }
+
+    private Map<String, SinkReport> orderedLike(Map<String, SinkReport> reports) {
+        Map<String, SinkReport> ordered = new LinkedHashMap<>();
+        sinks.values().forEach(sink -> {
+            SinkReport report = reports.get(sink.name());
+            if (report != null) {
+                ordered.put(sink.name(), report);
+            }
+        });
+        if (aggregates != null && reports.containsKey(aggregates.name())) {
+            ordered.put(aggregates.name(), reports.get(aggregates.name()));
+        }
+        return ordered;
+    }
+
+    private static List<ProcessedEvent> without(List<ProcessedEvent> events, Set<Position> resent) {
+        List<ProcessedEvent> kept = new ArrayList<>(events.size());
+        for (ProcessedEvent event : events) {
+            if (!resent.contains(event.position())) {
+                kept.add(event);
+            }
+        }
+        return kept;
     }
 
     private static List<ProcessedEvent> routed(List<ProcessedEvent> events, String target) {

@@ -73,6 +73,34 @@ class DefinitionLoaderTest {
         assertThat(payments.personas()).containsKey(Persona.SOURCE_OPERATOR);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            unknown table     | orders-by-key | shop.yaml:24: stages.land.deduplicate: no table named 'orders-by-key' (tables: [orders-by-id, orders-by-kind])
+            not keyed by id  | orders-by-kind | shop.yaml:26: stages.land.deduplicate: table 'orders-by-kind' is keyed by 'kind'; recognising re-sends needs a table keyed by eventId
+            not a sink        | orders-by-id2 | shop.yaml:26: stages.land.deduplicate: table 'orders-by-id2' must also be one of the stage's sinks ('- table: orders-by-id2')
+            """)
+    void deduplicationNeedsOneOfTheStagesTablesKeyedByEventId(String problem, String table, String message) {
+        String text = GOOD.replace(
+                        "  orders-by-id:\n    key: eventId\n",
+                        "  orders-by-id:\n    key: eventId\n  orders-by-kind:\n"
+                                + "    key: kind\n  orders-by-id2:\n    key: eventId\n")
+                .replace("    batching:\n", "    deduplicate: " + table + "\n    batching:\n");
+        if (table.equals("orders-by-key")) {
+            text = text.replace("  orders-by-id2:\n    key: eventId\n", "");
+        }
+        String definition = text;
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", definition)).hasMessage(message);
+    }
+
+    @Test
+    void deduplicatingTableIsRead() {
+        PipelineDefinition payments = loader.load(TestFiles.root().resolve("pipelines/payments.yaml"));
+
+        assertThat(payments.stage("validate").deduplicate()).isEqualTo("payments-by-id");
+        assertThat(loader.parse("shop.yaml", GOOD).stage("land").deduplicate()).isNull();
+    }
+
     @Test
     void omittedSettingsTakeLambdaDefaults() {
         PipelineDefinition shop = loader.parse("shop.yaml", GOOD);
