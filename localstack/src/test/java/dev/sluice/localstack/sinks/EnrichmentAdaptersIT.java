@@ -108,9 +108,13 @@ class EnrichmentAdaptersIT {
             for (Record record :
                     aws.kinesis().getRecords(b -> b.shardIterator(iterator)).records()) {
                 read++;
-                String merchant = readTree(record.data().asString(StandardCharsets.UTF_8))
-                        .at("/payload/merchant/id")
-                        .asText();
+                JsonNode written = readTree(record.data().asString(StandardCharsets.UTF_8));
+                String merchant = written.at("/payload/merchant/id").asText();
+                int n = Integer.parseInt(written.get("eventId").asText().substring("pay-".length()));
+                assertThat(written.get("origin"))
+                        .as("where %s first entered Sluice", written.get("eventId"))
+                        .isEqualTo(readTree("{\"stream\":\"payments-raw\",\"shardId\":\"shardId-000000000000\","
+                                + "\"sequenceNumber\":\"" + (100 + n) + "\"}"));
                 assertThat(record.partitionKey()).isEqualTo(merchant);
                 String previous = shardOfMerchant.putIfAbsent(merchant, shard.shardId());
                 assertThat(previous == null || previous.equals(shard.shardId()))

@@ -2,6 +2,7 @@ package dev.sluice.lambda.sink;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
@@ -20,10 +21,14 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
  * A re-key hop: writes events to another stream, each partitioned by that stream's
  * {@code partitionKey} field, so the next stage finds one key's events — and its reference data —
  * in one shard. At least once by nature: events keep their {@code eventId}, which the next
- * stage's sinks use to absorb duplicates. PutRecords, 500 at a time; only the entries a partial
- * failure names are sent again.
+ * stage's sinks use to absorb duplicates (a {@code deduplicate} table there treats a record put
+ * twice here as a re-send), and the position they first entered Sluice at ({@code origin}).
+ * PutRecords, 500 at a time; only the entries a partial failure names are sent again.
  */
 public final class KinesisStreamSink implements EventSink {
+
+    /** The envelope field that carries an event's first position across hops. */
+    public static final String ORIGIN = "origin";
 
     private static final int MAX_ENTRIES = 500;
     private static final int ATTEMPTS = 5;
@@ -58,12 +63,28 @@ public final class KinesisStreamSink implements EventSink {
                 }
                 pending.add(PutRecordsRequestEntry.builder()
                         .partitionKey(key.asText())
-                        .data(SdkBytes.fromString(event.event().toString(), StandardCharsets.UTF_8))
+                        .data(SdkBytes.fromString(withOrigin(event).toString(), StandardCharsets.UTF_8))
                         .build());
             }
             put(pending);
         }
         return new SinkReport(events.size(), 0);
+    }
+
+    /**
+     * The event with its {@code origin} — stream, shard and sequence number where it first entered
+     * Sluice — unless an earlier hop set it already.
+     */
+    static ObjectNode withOrigin(ProcessedEvent event) {
+        if (event.event().has(ORIGIN)) {
+            return event.event();
+        }
+        ObjectNode copy = event.event().deepCopy();
+        copy.putObject(ORIGIN)
+                .put("stream", event.source().stream())
+                .put("shardId", event.position().shardId())
+                .put("sequenceNumber", event.position().sequenceNumber());
+        return copy;
     }
 
     private void put(List<PutRecordsRequestEntry> entries) throws SinkException {
