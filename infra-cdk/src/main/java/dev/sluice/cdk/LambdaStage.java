@@ -17,6 +17,7 @@ import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.iam.Grant;
 import software.amazon.awscdk.services.iam.GrantOnPrincipalOptions;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
@@ -40,7 +41,8 @@ import software.constructs.Construct;
  * Kinesis event-source mapping that feeds it.
  *
  * <p>The function gets read access to its input stream (through the event source), write access to
- * the tables it sinks to, read and put (no delete) access to its lake prefixes, write access to the
+ * the tables it sinks to, read and put (no delete) access to its lake prefixes and GetItem,
+ * UpdateItem and PutItem on the lake's commit ledger table, write access to the
  * streams it sinks to (re-key hops), read access to the tables its {@code enrich} steps read and
  * {@code s3:GetObject} on exactly the lake-bucket keys they read, read access to the secrets its
  * {@code mask} steps use, and send access to its dead-letter queue, which also receives the
@@ -65,6 +67,9 @@ public final class LambdaStage extends Construct {
     /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
     private static final List<String> LOGS_KEY_ACTIONS =
             List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
+
+    /** What a lake-writing function may do on the commit ledger table. */
+    static final List<String> LEDGER_ACTIONS = List.of("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem");
 
     /** Characters IAM treats as wildcards or variables in a resource ARN. */
     private static final Pattern IAM_SPECIAL = Pattern.compile("[*?$]");
@@ -95,9 +100,12 @@ public final class LambdaStage extends Construct {
                     environment.put(
                             EnvironmentNames.table(sink.table()),
                             stack.getTable(sink.table()).getTableName());
-                case LAKE ->
+                case LAKE -> {
                     environment.put(
                             EnvironmentNames.LAKE_BUCKET, lakeBucket(stack).getBucketName());
+                    environment.put(
+                            EnvironmentNames.LEDGER_TABLE, ledgerTable(stack).getTableName());
+                }
                 case STREAM ->
                     environment.put(
                             EnvironmentNames.stream(sink.stream()),
@@ -141,6 +149,9 @@ public final class LambdaStage extends Construct {
                     Bucket bucket = lakeBucket(stack);
                     bucket.grantRead(function, objects);
                     bucket.grantPut(function, objects);
+                    // the commit ledger: read and conditionally write single items, nothing else
+                    ledgerTable(stack).grant(function, LEDGER_ACTIONS.toArray(String[]::new));
+                    stack.getEncryptionKey().grantEncryptDecrypt(function);
                 }
                 // PutRecord(s) and ListShards on that stream, and encrypt with its key
                 case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
@@ -185,6 +196,12 @@ public final class LambdaStage extends Construct {
         return stack.getLakeBucket()
                 .orElseThrow(() -> new IllegalStateException(
                         "pipeline '" + stack.getDefinition().pipeline() + "' has no lake bucket"));
+    }
+
+    private static Table ledgerTable(PipelineStack stack) {
+        return stack.getLedgerTable()
+                .orElseThrow(() -> new IllegalStateException(
+                        "pipeline '" + stack.getDefinition().pipeline() + "' has no lake ledger table"));
     }
 
     /**

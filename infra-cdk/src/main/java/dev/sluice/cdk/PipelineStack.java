@@ -47,7 +47,8 @@ import software.constructs.Construct;
 
 /**
  * One pipeline's AWS resources, synthesized from its definition: a customer-managed KMS key, the
- * Kinesis streams, DynamoDB serving tables, the S3 lake bucket, the SQS dead-letter queues, one
+ * Kinesis streams, DynamoDB serving tables, the S3 lake bucket and the lake's commit ledger table,
+ * the SQS dead-letter queues, one
  * Secrets Manager secret per secret name its {@code mask} steps use, and one Lambda function (with
  * its Kinesis event-source mapping) per {@code consumer: lambda} stage that can run today.
  *
@@ -100,6 +101,7 @@ public class PipelineStack extends Stack {
     private final Map<String, LambdaStage> lambdaStages = new LinkedHashMap<>();
     private final Map<String, String> skippedStages = new LinkedHashMap<>();
     private final Bucket lakeBucket;
+    private final Table ledgerTable;
 
     public PipelineStack(Construct scope, String id, PipelineStackProps props) {
         super(scope, id, props.stackProps());
@@ -122,6 +124,8 @@ public class PipelineStack extends Stack {
         // reference objects live in the lake bucket too, so a pipeline with only those still gets one
         boolean objectReferences = definition.references().values().stream().anyMatch(r -> r.object() != null);
         this.lakeBucket = definition.lakes().isEmpty() && !objectReferences ? null : lakeBucket(definition.lakes());
+        // the lake sink's per-shard commit ledger: one table for every lake of the pipeline
+        this.ledgerTable = definition.lakes().isEmpty() ? null : keyedByPk("LakeLedger");
         secretNames(definition).forEach(name -> secrets.put(name, secret(name)));
 
         Code code = Code.fromAsset(props.lambdaArtifact().toString());
@@ -182,7 +186,12 @@ public class PipelineStack extends Stack {
     }
 
     private Table table(String name) {
-        return Table.Builder.create(this, "Table" + LogicalNames.pascal(name))
+        return keyedByPk("Table" + LogicalNames.pascal(name));
+    }
+
+    /** An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's key, with PITR. */
+    private Table keyedByPk(String id) {
+        return Table.Builder.create(this, id)
                 .partitionKey(Attribute.builder()
                         .name(TABLE_PARTITION_KEY)
                         .type(AttributeType.STRING)
@@ -306,6 +315,15 @@ public class PipelineStack extends Stack {
      */
     public Optional<Bucket> getLakeBucket() {
         return Optional.ofNullable(lakeBucket);
+    }
+
+    /**
+     * The lake sink's commit ledger ({@link dev.sluice.core.definition.EnvironmentNames#LEDGER_TABLE}):
+     * per lake prefix, stream, shard and event hour, the last position committed to the lake and the
+     * object being written. Empty when the pipeline has no lake.
+     */
+    public Optional<Table> getLedgerTable() {
+        return Optional.ofNullable(ledgerTable);
     }
 
     /** The Secrets Manager secrets by secret name (as {@code mask} steps name them), sorted. */

@@ -49,7 +49,9 @@ class ClickstreamPipelineStackTest {
         assertThat(definition.streams()).containsOnlyKeys("clicks-raw", "clicks-by-page");
         assertThat(definition.tables()).containsOnlyKeys("page-catalogue", "page-views-per-minute");
         template.resourceCountIs("AWS::Kinesis::Stream", 2);
-        template.resourceCountIs("AWS::DynamoDB::Table", 2);
+        // the two declared tables and the lake's commit ledger
+        template.resourceCountIs("AWS::DynamoDB::Table", 3);
+        assertThat(stack.getLedgerTable()).isPresent();
         template.resourceCountIs("AWS::SQS::Queue", 1);
         template.resourceCountIs("AWS::S3::Bucket", 1);
         template.resourceCountIs("AWS::SecretsManager::Secret", 1);
@@ -72,6 +74,7 @@ class ClickstreamPipelineStackTest {
                         "SLUICE_PIPELINE",
                         "SLUICE_STAGE",
                         "SLUICE_LAKE_BUCKET",
+                        "SLUICE_LEDGER_TABLE",
                         "SLUICE_STREAM_CLICKS_BY_PAGE",
                         "SLUICE_QUEUE_URL_CLICKS_DLQ",
                         "SLUICE_SECRET_ID_TOKENIZATION_KEY",
@@ -145,9 +148,23 @@ class ClickstreamPipelineStackTest {
 
     @Test
     void nothingReadsTheCatalogueOrWritesTheAggregateTableYet() {
-        List<Object> actions = new ArrayList<>();
-        TemplateQueries.statements(template).forEach(statement -> actions.addAll(TemplateQueries.actions(statement)));
-        assertThat(actions).noneMatch(action -> action.toString().startsWith("dynamodb:"));
+        Object ledger = getAtt(stack.getLedgerTable().orElseThrow(), "Arn");
+        List<Map<String, Object>> dynamoDb = TemplateQueries.statements(template).stream()
+                .filter(statement -> TemplateQueries.actions(statement).stream()
+                        .anyMatch(action -> action.toString().startsWith("dynamodb:")))
+                .toList();
+        // the only DynamoDB access is the lake's commit ledger, for the stage that writes the lake
+        assertThat(dynamoDb)
+                .singleElement()
+                .satisfies(statement ->
+                        assertThat(TemplateQueries.resources(statement)).containsExactly(ledger));
+    }
+
+    @Test
+    void lakeWritingStageRunsOneBatchPerShard() {
+        template.hasResourceProperties(
+                "AWS::Lambda::EventSourceMapping",
+                Map.of("EventSourceArn", getAtt(stack.getStream("clicks-raw"), "Arn"), "ParallelizationFactor", 1));
     }
 
     @Test

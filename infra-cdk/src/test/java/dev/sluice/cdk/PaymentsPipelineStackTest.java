@@ -50,7 +50,8 @@ class PaymentsPipelineStackTest {
         assertThat(definition.tables()).hasSize(1);
         assertThat(definition.queues()).hasSize(1);
         template.resourceCountIs("AWS::Kinesis::Stream", definition.streams().size());
-        template.resourceCountIs("AWS::DynamoDB::Table", definition.tables().size());
+        // the serving tables and the lake's commit ledger
+        template.resourceCountIs("AWS::DynamoDB::Table", definition.tables().size() + 1);
         template.resourceCountIs("AWS::SQS::Queue", definition.queues().size());
         template.resourceCountIs("AWS::S3::Bucket", 1);
         template.resourceCountIs("AWS::Lambda::Function", 1);
@@ -137,6 +138,7 @@ class PaymentsPipelineStackTest {
                         "SLUICE_STAGE",
                         "SLUICE_TABLE_PAYMENTS_BY_ID",
                         "SLUICE_LAKE_BUCKET",
+                        "SLUICE_LEDGER_TABLE",
                         "SLUICE_QUEUE_URL_PAYMENTS_DLQ",
                         "SLUICE_SECRET_ID_TOKENIZATION_KEY",
                         "JAVA_TOOL_OPTIONS")
@@ -144,6 +146,7 @@ class PaymentsPipelineStackTest {
                 .containsEntry("SLUICE_STAGE", "validate")
                 .containsEntry("SLUICE_TABLE_PAYMENTS_BY_ID", ref(stack.getTable("payments-by-id")))
                 .containsEntry("SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow()))
+                .containsEntry("SLUICE_LEDGER_TABLE", ref(stack.getLedgerTable().orElseThrow()))
                 .containsEntry("SLUICE_QUEUE_URL_PAYMENTS_DLQ", ref(stack.getQueue("payments-dlq")))
                 // Ref of a secret is its ARN: the function reads the value from Secrets Manager
                 .containsEntry("SLUICE_SECRET_ID_TOKENIZATION_KEY", ref(stack.getSecret("tokenization-key")));
@@ -225,6 +228,45 @@ class PaymentsPipelineStackTest {
                                 getAtt(stack.getEncryptionKey(), "Arn")),
                         "PointInTimeRecoverySpecification",
                         Map.of("PointInTimeRecoveryEnabled", true)));
+    }
+
+    @Test
+    void lakeLedgerIsKeyedByPkOnDemandWithTheCmkAndPointInTimeRecovery() {
+        Map<String, Object> ledger = template.findResources("AWS::DynamoDB::Table")
+                .get(TestApps.logicalId(stack.getLedgerTable().orElseThrow()));
+        assertThat(ledger).containsEntry("DeletionPolicy", "Retain");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> properties = (Map<String, Object>) ledger.get("Properties");
+        assertThat(properties)
+                .containsEntry("KeySchema", List.of(Map.of("AttributeName", "pk", "KeyType", "HASH")))
+                .containsEntry("AttributeDefinitions", List.of(Map.of("AttributeName", "pk", "AttributeType", "S")))
+                .containsEntry("BillingMode", "PAY_PER_REQUEST")
+                .containsEntry(
+                        "SSESpecification",
+                        Map.of(
+                                "SSEEnabled",
+                                true,
+                                "SSEType",
+                                "KMS",
+                                "KMSMasterKeyId",
+                                getAtt(stack.getEncryptionKey(), "Arn")))
+                .containsEntry("PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true));
+    }
+
+    @Test
+    void lakeWritingFunctionMayOnlyGetUpdateAndPutLedgerItems() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        Object ledger = getAtt(stack.getLedgerTable().orElseThrow(), "Arn");
+        List<Map<String, Object>> onLedger = TemplateQueries.statements(template).stream()
+                .filter(statement -> TemplateQueries.resources(statement).contains(ledger))
+                .toList();
+        assertThat(onLedger).singleElement().satisfies(statement -> {
+            assertThat(TemplateQueries.actions(statement))
+                    .containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem");
+            assertThat(TemplateQueries.statementsOf(
+                            template, validate.getFunction().getRole()))
+                    .contains(statement);
+        });
     }
 
     @Test

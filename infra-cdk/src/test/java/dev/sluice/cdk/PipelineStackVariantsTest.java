@@ -241,6 +241,14 @@ class PipelineStackVariantsTest {
     }
 
     @Test
+    void pipelineWithoutLakesHasNoLedgerTable() {
+        assertThat(lookups.getDefinition().lakes()).isEmpty();
+        assertThat(lookups.getLedgerTable()).isEmpty();
+        lookupsTemplate.resourceCountIs(
+                "AWS::DynamoDB::Table", lookups.getDefinition().tables().size());
+    }
+
+    @Test
     void referenceTableIsReadNotWritten() {
         LambdaStage enricher = lookups.getLambdaStage("enricher");
         List<Map<String, Object>> statements = TemplateQueries.statementsOf(

@@ -88,8 +88,13 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                     switch (sink.kind()) {
                         case LAKE -> {
                             LakeDefinition lake = pipeline.lakes().get(sink.lake());
+                            String bucket = required(env, EnvironmentNames.LAKE_BUCKET);
                             yield new S3LakeSink(
-                                    clients.s3(), required(env, EnvironmentNames.LAKE_BUCKET), lake.prefix());
+                                    clients.s3(),
+                                    bucket,
+                                    lake.prefix(),
+                                    clients.dynamoDb(),
+                                    required(env, EnvironmentNames.LEDGER_TABLE));
                         }
                         case TABLE ->
                             new DynamoDbStateSink(

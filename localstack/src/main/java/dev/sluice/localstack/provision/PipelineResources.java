@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The physical resources of one provisioned pipeline: logical name → physical name (and queue
- * URLs), plus the table that holds the local event-source mappings' checkpoints.
+ * URLs), the lake's commit ledger table, plus the table that holds the local event-source
+ * mappings' checkpoints.
  *
  * @param definition the pipeline
  * @param streams stream names
@@ -15,6 +16,7 @@ import java.util.Map;
  * @param bucket the lake bucket
  * @param queueUrls queue URLs
  * @param checkpointTable the local event-source mappings' checkpoint table
+ * @param ledgerTable the lake's commit ledger table, or {@code null} when the pipeline has no lake
  */
 public record PipelineResources(
         PipelineDefinition definition,
@@ -22,7 +24,8 @@ public record PipelineResources(
         Map<String, String> tables,
         String bucket,
         Map<String, String> queueUrls,
-        String checkpointTable) {
+        String checkpointTable,
+        String ledgerTable) {
 
     public PipelineResources {
         streams = Map.copyOf(streams);
@@ -36,6 +39,9 @@ public record PipelineResources(
         env.put(EnvironmentNames.PIPELINE, definition.pipeline());
         env.put(EnvironmentNames.STAGE, stage);
         env.put(EnvironmentNames.LAKE_BUCKET, bucket);
+        if (ledgerTable != null) {
+            env.put(EnvironmentNames.LEDGER_TABLE, ledgerTable);
+        }
         tables.forEach((logical, physical) -> env.put(EnvironmentNames.table(logical), physical));
         streams.forEach((logical, physical) -> env.put(EnvironmentNames.stream(logical), physical));
         queueUrls.forEach((logical, url) -> env.put(EnvironmentNames.queueUrl(logical), url));

@@ -24,8 +24,8 @@ import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * Creates a pipeline's resources in the local stack: streams, tables, the lake bucket, queues, and
- * the checkpoint table of the local event-source mappings. Creating what already exists is not an
+ * Creates a pipeline's resources in the local stack: streams, tables, the lake bucket and its commit
+ * ledger table, queues, and the checkpoint table of the local event-source mappings. Creating what already exists is not an
  * error, so a definition can be provisioned again.
  */
 public final class Provisioner {
@@ -62,19 +62,29 @@ public final class Provisioner {
         });
         String bucket = physical(names, "sluice-" + pipeline.pipeline() + "-lake");
         createBucket(bucket);
+        String ledger = null;
+        if (!pipeline.lakes().isEmpty()) {
+            ledger = createTable(physical(names, ledgerTable(pipeline)), "pk");
+        }
         Map<String, String> queues = new LinkedHashMap<>();
         pipeline.queues()
                 .forEach((logical, queue) -> queues.put(logical, createQueue(physical(names, logical), queue)));
         String checkpoints = physical(names, CHECKPOINT_TABLE);
         createTable(checkpoints, "lease");
         LOG.info(
-                "provisioned pipeline {}: streams={} tables={} bucket={} queues={}",
+                "provisioned pipeline {}: streams={} tables={} bucket={} ledger={} queues={}",
                 pipeline.pipeline(),
                 streams.values(),
                 tables.values(),
                 bucket,
+                ledger,
                 queues.keySet());
-        return new PipelineResources(pipeline, streams, tables, bucket, queues, checkpoints);
+        return new PipelineResources(pipeline, streams, tables, bucket, queues, checkpoints, ledger);
+    }
+
+    /** Logical name of a pipeline's lake commit ledger table. */
+    public static String ledgerTable(PipelineDefinition pipeline) {
+        return "sluice-" + pipeline.pipeline() + "-lake-ledger";
     }
 
     private static String physical(ResourceNames names, String logical) {

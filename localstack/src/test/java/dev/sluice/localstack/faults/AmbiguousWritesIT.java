@@ -117,7 +117,8 @@ class AmbiguousWritesIT {
         String bucket = names.name("lake");
         aws.s3().createBucket(b -> b.bucket(bucket));
         FaultInjector faults = new FaultInjector().on("PutObject", 1, Fault.RESPONSE_LOST);
-        S3LakeSink lake = new S3LakeSink(s3(aws, faults), bucket, "payments/");
+        S3LakeSink lake =
+                new S3LakeSink(s3(aws, faults), bucket, "payments/", aws.dynamoDb(), SinksIT.ledger(aws, names));
         List<ProcessedEvent> batch = SinksIT.batch(0, 6, "2026-11-30T10");
 
         SinkReport report = deliverUntilDurable(lake, batch);
@@ -126,5 +127,24 @@ class AmbiguousWritesIT {
         assertThat(report).isEqualTo(new SinkReport(0, 6));
         var keys = aws.s3().listObjectsV2(b -> b.bucket(bucket)).contents();
         assertThat(keys).hasSize(1);
+    }
+
+    @Test
+    void lakeCommitWhoseResponseWasLostIsAdoptedByTheNextDelivery(LocalAws aws, ResourceNames names) throws Exception {
+        String bucket = names.name("lake");
+        aws.s3().createBucket(b -> b.bucket(bucket));
+        // the first ledger write records the intent, the second commits the object: its response is lost
+        FaultInjector faults = new FaultInjector().on("UpdateItem", 2, Fault.RESPONSE_LOST);
+        S3LakeSink lake =
+                new S3LakeSink(aws.s3(), bucket, "payments/", dynamoDb(aws, faults), SinksIT.ledger(aws, names));
+
+        SinkReport report = deliverUntilDurable(lake, SinksIT.batch(0, 6, "2026-11-30T10"));
+
+        assertThat(faults.fired()).hasSize(1);
+        // the delivery failed; the next one finds the intent, sees its object and commits it: all absorbed
+        assertThat(report).isEqualTo(new SinkReport(0, 6));
+        assertThat(faults.calls("GetItem")).isGreaterThanOrEqualTo(1);
+        assertThat(SinksIT.eventIds(aws, bucket, SinksIT.keys(aws, bucket)))
+                .containsExactly("pay-0", "pay-1", "pay-2", "pay-3", "pay-4", "pay-5");
     }
 }

@@ -81,6 +81,11 @@ public class SinksIT {
         return new Provisioner(aws).createTable(names.name("state"), "pk");
     }
 
+    /** A lake commit ledger table of its own for one test. */
+    public static String ledger(LocalAws aws, ResourceNames names) {
+        return new Provisioner(aws).createTable(names.name("lake-ledger"), "pk");
+    }
+
     @Test
     void replayedBatchIsAbsorbedByTheTable(LocalAws aws, ResourceNames names) throws SinkException {
         DynamoDbStateSink sink = new DynamoDbStateSink(aws.dynamoDb(), table(aws, names), "eventId", WRITERS);
@@ -137,7 +142,7 @@ public class SinksIT {
             throws Exception {
         String bucket = names.name("lake");
         aws.s3().createBucket(b -> b.bucket(bucket));
-        S3LakeSink lake = new S3LakeSink(aws.s3(), bucket, "payments/");
+        S3LakeSink lake = new S3LakeSink(aws.s3(), bucket, "payments/", aws.dynamoDb(), ledger(aws, names));
 
         // first delivery: 5 records; the batch then fails elsewhere and is delivered again, larger
         assertThat(lake.write(batch(0, 5, "2026-11-30T10"))).isEqualTo(new SinkReport(5, 0));
@@ -160,7 +165,7 @@ public class SinksIT {
     void lakeObjectsArePartitionedByEventDateAndHour(LocalAws aws, ResourceNames names) throws Exception {
         String bucket = names.name("lake");
         aws.s3().createBucket(b -> b.bucket(bucket));
-        S3LakeSink lake = new S3LakeSink(aws.s3(), bucket, "payments/");
+        S3LakeSink lake = new S3LakeSink(aws.s3(), bucket, "payments/", aws.dynamoDb(), ledger(aws, names));
         List<ProcessedEvent> events = new ArrayList<>(batch(0, 3, "2026-11-30T23"));
         events.addAll(batch(3, 2, "2026-12-01T00"));
 
@@ -223,14 +228,14 @@ public class SinksIT {
                 .messages();
     }
 
-    private static List<String> keys(LocalAws aws, String bucket) {
+    public static List<String> keys(LocalAws aws, String bucket) {
         return aws.s3().listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
                 .map(S3Object::key)
                 .sorted()
                 .toList();
     }
 
-    private static List<String> eventIds(LocalAws aws, String bucket, List<String> keys) throws IOException {
+    public static List<String> eventIds(LocalAws aws, String bucket, List<String> keys) throws IOException {
         List<String> ids = new ArrayList<>();
         for (String key : keys) {
             try (BufferedReader lines = new BufferedReader(new InputStreamReader(

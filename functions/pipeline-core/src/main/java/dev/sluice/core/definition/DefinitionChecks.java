@@ -160,6 +160,12 @@ final class DefinitionChecks {
         range(b + "/batchSize", batching.batchSize(), 1, 10_000);
         range(b + "/batchingWindowSeconds", batching.batchingWindowSeconds(), 0, 300);
         range(b + "/parallelizationFactor", batching.parallelizationFactor(), 1, 10);
+        boolean writesLake = stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.LAKE);
+        require(
+                !writesLake || batching.parallelizationFactor() == 1,
+                b + "/parallelizationFactor",
+                "must be 1 on a stage with a lake sink: the lake's per-shard commit ledger needs one writer per"
+                        + " shard, got " + batching.parallelizationFactor());
         boolean atTimestamp = batching.startingPosition() == StartingPosition.AT_TIMESTAMP;
         require(
                 atTimestamp == (batching.startingPositionTimestamp() != null),

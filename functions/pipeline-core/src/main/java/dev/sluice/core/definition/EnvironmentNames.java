@@ -14,6 +14,11 @@ public final class EnvironmentNames {
     public static final String STAGE = "SLUICE_STAGE";
     /** The lake bucket's name. */
     public static final String LAKE_BUCKET = "SLUICE_LAKE_BUCKET";
+    /**
+     * The lake's commit ledger table (one per pipeline): the last position committed to the lake per
+     * lake prefix, stream, shard and event hour, and the object being written.
+     */
+    public static final String LEDGER_TABLE = "SLUICE_LEDGER_TABLE";
     /** Prefix of the table variables: {@code SLUICE_TABLE_PAYMENTS_BY_ID} for table {@code payments-by-id}. */
     public static final String TABLE_PREFIX = "SLUICE_TABLE_";
     /** Prefix of the stream variables: {@code SLUICE_STREAM_CLICKS_BY_PAGE} for stream sinks. */

@@ -162,6 +162,23 @@ class DefinitionLoaderTest {
     }
 
     @Test
+    void parallelBatchesPerShardAreRefusedOnAStageWritingTheLake() {
+        String parallel = GOOD.replace("batchSize: 50", "batchSize: 50\n      parallelizationFactor: 2");
+        String parallelWithoutLake = parallel.replace("      - lake: orders-lake\n", "");
+        assertThat(parallelWithoutLake).isNotEqualTo(parallel);
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", parallel))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:24: stages.land.batching.parallelizationFactor: must be 1 on a stage with a"
+                        + " lake sink: the lake's per-shard commit ledger needs one writer per shard, got 2");
+        assertThat(loader.parse("shop.yaml", parallelWithoutLake)
+                        .stage("land")
+                        .batching()
+                        .parallelizationFactor())
+                .isEqualTo(2);
+    }
+
+    @Test
     void emptyFileIsReported() {
         assertThatThrownBy(() -> loader.parse("empty.yaml", ""))
                 .isInstanceOf(DefinitionException.class)
