@@ -121,6 +121,21 @@ public class SinksIT {
     }
 
     @Test
+    void itemOverTheSizeLimitIsRejectedAloneNotTheBatch(LocalAws aws, ResourceNames names) throws SinkException {
+        DynamoDbStateSink sink = new DynamoDbStateSink(aws.dynamoDb(), table(aws, names), "eventId", WRITERS);
+        List<ProcessedEvent> events = new ArrayList<>(batch(0, 3, "2026-11-30T10"));
+        events.get(1).event().put("blob", "x".repeat(410 * 1024));
+
+        SinkReport report = sink.write(events);
+
+        assertThat(report.applied()).isEqualTo(2);
+        assertThat(report.rejected()).singleElement().satisfies(r -> {
+            assertThat(r.event().eventId()).isEqualTo("pay-1");
+            assertThat(r.reason()).containsIgnoringCase("size");
+        });
+    }
+
+    @Test
     void olderPositionNeverOverwritesNewerState(LocalAws aws, ResourceNames names) throws SinkException {
         String table = table(aws, names);
         DynamoDbStateSink byCustomer = new DynamoDbStateSink(aws.dynamoDb(), table, "key", WRITERS);

@@ -21,6 +21,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
@@ -90,6 +91,7 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
         AtomicInteger applied = new AtomicInteger();
         AtomicInteger absorbed = new AtomicInteger();
         Set<Position> resent = ConcurrentHashMap.newKeySet();
+        List<SinkReport.Rejected> rejected = java.util.Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<Void>> writes = new ArrayList<>(events.size());
         Set<String> inBatch = new java.util.HashSet<>();
         for (ProcessedEvent event : events) {
@@ -111,6 +113,12 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
                                     && !storedAt(put).equals(event.position().sortable())) {
                                 resent.add(event.position());
                             }
+                        } catch (DynamoDbException e) {
+                            if (!SdkErrors.rejectsRecord(e)) {
+                                throw e;
+                            }
+                            rejected.add(new SinkReport.Rejected(
+                                    event, e.awsErrorDetails().errorMessage()));
                         }
                     },
                     writers));
@@ -123,7 +131,7 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
             }
             throw new SinkException("put into " + table + ": " + e.getCause(), false, e.getCause());
         }
-        return new Gated(new SinkReport(applied.get(), absorbed.get()), resent);
+        return new Gated(new SinkReport(applied.get(), absorbed.get(), rejected), resent);
     }
 
     /** The position stored on the item a put was refused for (consistent read). */

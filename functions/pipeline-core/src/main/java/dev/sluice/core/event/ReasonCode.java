@@ -19,5 +19,10 @@ public enum ReasonCode {
     /** The event arrived after its window closed (plus allowed lateness): a side output, not a loss. */
     LATE,
     /** A step failed on this record in a way no rule foresaw (a bug or data the steps cannot read). */
-    STEP_FAILED
+    STEP_FAILED,
+    /**
+     * A target refused the record for good (a validation error such as an item over DynamoDB's size
+     * limit). Other targets of the stage may hold it; the detail names the one that refused.
+     */
+    SINK_REJECTED
 }

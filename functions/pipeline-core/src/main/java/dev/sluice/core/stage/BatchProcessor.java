@@ -4,6 +4,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.window.PartialAggregate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -161,6 +162,8 @@ public final class BatchProcessor {
         }
         List<DeadLetter> letters = new ArrayList<>(outcome.deadLetters());
         letters.addAll(outcome.sideOutputs());
+        List<DeadLetter> rejected = rejected(reports);
+        letters.addAll(rejected);
         if (!letters.isEmpty()) {
             try {
                 deadLetters.send(letters);
@@ -176,7 +179,7 @@ public final class BatchProcessor {
         return new BatchResult(
                 records.size(),
                 outcome.accepted().size(),
-                outcome.deadLetters().size(),
+                outcome.deadLetters().size() + rejected.size(),
                 orderedLike(reports),
                 Optional.empty(),
                 Optional.empty());
@@ -229,6 +232,25 @@ public final class BatchProcessor {
             ordered.put(aggregates.name(), reports.get(aggregates.name()));
         }
         return ordered;
+    }
+
+    /** The events a target refused for good, as dead letters (one per record, naming every refusal). */
+    private static List<DeadLetter> rejected(Map<String, SinkReport> reports) {
+        Map<Position, DeadLetter> letters = new java.util.TreeMap<>();
+        for (Map.Entry<String, SinkReport> report : reports.entrySet()) {
+            for (SinkReport.Rejected rejection : report.getValue().rejected()) {
+                Position position = rejection.event().position();
+                String detail = report.getKey() + ": " + rejection.reason();
+                DeadLetter earlier = letters.get(position);
+                letters.put(
+                        position,
+                        new DeadLetter(
+                                rejection.event().source(),
+                                ReasonCode.SINK_REJECTED,
+                                earlier == null ? detail : earlier.detail() + "; " + detail));
+            }
+        }
+        return new ArrayList<>(letters.values());
     }
 
     private static List<ProcessedEvent> without(List<ProcessedEvent> events, Set<Position> resent) {

@@ -240,6 +240,37 @@ class BatchProcessorTest {
     }
 
     @Test
+    void recordRefusedByATargetIsDeadLetteredAndTheBatchCompletes() throws IOException {
+        EventSink refusing = new EventSink() {
+            @Override
+            public String name() {
+                return "table:orders";
+            }
+
+            @Override
+            public SinkReport write(List<ProcessedEvent> events) {
+                return new SinkReport(
+                        events.size() - 1,
+                        0,
+                        List.of(new SinkReport.Rejected(
+                                events.get(events.size() - 1), "Item size has exceeded the maximum allowed size")));
+            }
+        };
+        BatchProcessor processor = new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink, refusing), dlq);
+
+        BatchResult result = processor.process(batch());
+
+        assertThat(result.complete()).isTrue();
+        assertThat(result.deadLettered()).isEqualTo(2);
+        assertThat(dlq.sent)
+                .extracting(d -> d.source().position().sequenceNumber(), DeadLetter::code)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("2", dev.sluice.core.event.ReasonCode.MALFORMED_JSON),
+                        org.assertj.core.groups.Tuple.tuple("3", dev.sluice.core.event.ReasonCode.SINK_REJECTED));
+        assertThat(dlq.sent.get(1).detail()).isEqualTo("table:orders: Item size has exceeded the maximum allowed size");
+    }
+
+    @Test
     void emptyBatchIsComplete() {
         assertThat(processor.process(List.of()).complete()).isTrue();
     }
