@@ -209,6 +209,36 @@ public final class LocalPipeline implements AutoCloseable {
                 .sum();
     }
 
+    /**
+     * Waits until the mappings have acknowledged {@code expected} records, telling {@code progress}
+     * the count as it grows.
+     *
+     * @throws IllegalStateException if a mapping fails, or nothing is acknowledged for {@code stall}
+     */
+    public void awaitAcknowledged(long expected, Duration stall, java.util.function.LongConsumer progress) {
+        long last = -1;
+        long lastChange = System.nanoTime();
+        while (acknowledged() < expected) {
+            for (LocalEventSourceMapping mapping : mappings.values()) {
+                mapping.failure().ifPresent(e -> {
+                    throw new IllegalStateException("the event-source mapping failed: " + e.getMessage(), e);
+                });
+            }
+            long now = acknowledged();
+            if (now != last) {
+                last = now;
+                lastChange = System.nanoTime();
+                progress.accept(now);
+            } else if (System.nanoTime() - lastChange > stall.toNanos()) {
+                throw new IllegalStateException("no record acknowledged for " + stall.toSeconds() + " s; " + now
+                        + " of " + expected + " done (logs: localstack/.run/logs)");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(100).toNanos());
+        }
+        progress.accept(acknowledged());
+    }
+
     /** Stops the mappings; the resources stay. */
     @Override
     public void close() {

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 /** The {@code ./sluice} launcher: {@code demo}, {@code faults}, {@code up} and {@code invoke} on the local stack. */
@@ -140,7 +139,7 @@ public final class SluiceCli {
                 producing.finish(ledger.size());
 
                 Progress consuming = new Progress(out, "consuming", events);
-                awaitConsumed(pipeline, ledger.size(), consuming);
+                pipeline.awaitAcknowledged(ledger.size(), Duration.ofMinutes(2), consuming::update);
                 consuming.finish(pipeline.acknowledged());
 
                 Reconciliation result = reconcile(aws, pipeline, stage, ledger);
@@ -158,28 +157,6 @@ public final class SluiceCli {
                         seconds);
                 return result.reconciled() ? 0 : 1;
             }
-        }
-    }
-
-    private void awaitConsumed(LocalPipeline pipeline, long expected, Progress progress) {
-        long lastCount = -1;
-        Instant lastChange = Instant.now();
-        while (pipeline.acknowledged() < expected) {
-            for (LocalEventSourceMapping mapping : pipeline.mappings().values()) {
-                mapping.failure().ifPresent(e -> {
-                    throw new IllegalStateException("the event-source mapping failed: " + e.getMessage(), e);
-                });
-            }
-            long count = pipeline.acknowledged();
-            if (count != lastCount) {
-                lastCount = count;
-                lastChange = Instant.now();
-            } else if (Duration.between(lastChange, Instant.now()).toSeconds() > 120) {
-                throw new IllegalStateException("no record consumed for 2 minutes; " + count + " of " + expected
-                        + " done (logs: localstack/.run/logs)");
-            }
-            progress.update(count);
-            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
         }
     }
 

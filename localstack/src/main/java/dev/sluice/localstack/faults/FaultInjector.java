@@ -37,6 +37,11 @@ public final class FaultInjector implements ExecutionInterceptor {
         THROTTLED(false),
         /** The service fails with HTTP 500 before applying anything. */
         SERVER_ERROR(false),
+        /**
+         * The service refuses the request for good (HTTP 400 {@code ValidationException}, as for an
+         * item over the size limit); nothing applied, and retrying cannot help.
+         */
+        REJECTED(false),
         /** The service applied the request, but the attempt timed out waiting for its response. */
         TIMEOUT(true),
         /** The service applied the request, but its response is lost: the caller sees an error. */
@@ -179,6 +184,7 @@ public final class FaultInjector implements ExecutionInterceptor {
             case TIMEOUT -> ApiCallAttemptTimeoutException.create(message, null);
             case THROTTLED -> serviceError(400, "ThrottlingException", message);
             case SERVER_ERROR -> serviceError(500, "InternalFailure", message);
+            case REJECTED -> serviceError(400, "ValidationException", message);
             case CRASH -> throw new InjectedCrash(message);
         };
     }

@@ -12,7 +12,6 @@ import dev.sluice.lambda.metrics.EmfMetrics;
 import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.ResourceNames;
-import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
 import dev.sluice.localstack.faults.FaultPlan.Action;
 import dev.sluice.localstack.reconcile.LakeOrder;
@@ -234,7 +233,7 @@ public final class FaultSuite {
                 plan.actionDone();
             }
             ledger.addAll(producer.send(rest, done -> {}));
-            awaitAcknowledged(pipeline, ledger.size(), scenario);
+            pipeline.awaitAcknowledged(ledger.size(), STALL, done -> {});
         } catch (RuntimeException e) {
             LOG.error("scenario {} failed to run", scenario.name(), e);
             problems.add("did not complete: " + e.getMessage());
@@ -316,28 +315,6 @@ public final class FaultSuite {
             }
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
-    }
-
-    private void awaitAcknowledged(LocalPipeline pipeline, long expected, FaultScenario scenario) {
-        long last = -1;
-        long lastChange = System.nanoTime();
-        while (pipeline.acknowledged() < expected) {
-            for (LocalEventSourceMapping mapping : pipeline.mappings().values()) {
-                mapping.failure().ifPresent(e -> {
-                    throw new IllegalStateException("the event-source mapping failed: " + e.getMessage(), e);
-                });
-            }
-            long now = pipeline.acknowledged();
-            if (now != last) {
-                last = now;
-                lastChange = System.nanoTime();
-            } else if (System.nanoTime() - lastChange > STALL.toNanos()) {
-                throw new IllegalStateException(
-                        "no progress for " + STALL.toSeconds() + " s: " + now + " of " + expected + " acknowledged");
-            }
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-        }
-        LOG.debug("{}: {} of {} acknowledged", scenario.name(), pipeline.acknowledged(), expected);
     }
 
     private Row reconcile(

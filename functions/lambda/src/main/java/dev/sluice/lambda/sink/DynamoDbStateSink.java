@@ -17,11 +17,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
@@ -113,7 +113,7 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
                                     && !storedAt(put).equals(event.position().sortable())) {
                                 resent.add(event.position());
                             }
-                        } catch (DynamoDbException e) {
+                        } catch (AwsServiceException e) {
                             if (!SdkErrors.rejectsRecord(e)) {
                                 throw e;
                             }
