@@ -15,6 +15,7 @@ import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsOptions;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
+import dev.sluice.localstack.reconcile.AggregateCheck;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
 import dev.sluice.localstack.reconcile.Reconciler;
@@ -143,11 +144,14 @@ public final class SluiceCli {
                 summary(pipeline, stage, ledger, result);
                 out.printf(
                         Locale.ROOT,
-                        "RESULT produced=%d lake=%d table=%d dead_lettered=%d lost=%d duplicates=%d seconds=%.1f%n",
+                        "RESULT produced=%d lake=%d table=%d aggregated=%d dead_lettered=%d late=%d lost=%d"
+                                + " duplicates=%d seconds=%.1f%n",
                         result.produced(),
                         result.lake(),
                         result.table(),
+                        result.aggregated(),
                         result.deadLettered(),
+                        result.late(),
                         result.lost(),
                         result.duplicates(),
                         seconds);
@@ -189,7 +193,8 @@ public final class SluiceCli {
                         resources.bucket(),
                         resources.definition().lakes().get(lake).prefix(),
                         resources.tables().get(table),
-                        resources.queueUrls().get(stage.failure().deadLetterQueue()));
+                        resources.queueUrls().get(stage.failure().deadLetterQueue()),
+                        AggregateCheck.of(stage, resources.tables()));
     }
 
     private static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
@@ -229,12 +234,28 @@ public final class SluiceCli {
                 "  table          %,8d  items in %s%n",
                 r.table(),
                 resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)));
+        AggregateCheck.of(stage, resources.tables())
+                .ifPresent(aggregate -> out.printf(
+                        Locale.ROOT,
+                        "  aggregated     %,8d  events counted in %s (aggregate %s by %s, %s windows)%n",
+                        r.aggregated(),
+                        aggregate.table(),
+                        aggregate.aggregate(),
+                        aggregate.keyField(),
+                        aggregate.window()));
         out.printf(
                 Locale.ROOT,
                 "  dead-lettered  %,8d  in %s %s%n",
                 r.deadLettered(),
                 stage.failure().deadLetterQueue(),
                 reasons);
+        if (r.late() > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "  late           %,8d  valid events reported LATE (left out of the aggregate, still in the"
+                            + " lake and the table)%n",
+                    r.late());
+        }
         out.printf(Locale.ROOT, "  lost %d, duplicates %d, unexpected %d%n", r.lost(), r.duplicates(), r.unexpected());
         out.printf(
                 Locale.ROOT,
@@ -245,7 +266,8 @@ public final class SluiceCli {
         r.problems().forEach(p -> out.println("  ! " + p));
         out.println(
                 r.reconciled()
-                        ? "Every event took effect exactly once: in the lake and the table, or in the dead-letter queue."
+                        ? "Every event took effect exactly once: in the lake, the table and the aggregate, or in the"
+                                + " dead-letter queue."
                         : "NOT RECONCILED: see the problems above.");
     }
 

@@ -1,16 +1,23 @@
 package dev.sluice.localstack.reconcile;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.FieldPaths;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -25,6 +32,10 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * Reads every target of a lake + table + dead-letter pipeline and checks it against the
  * producer's ledger: each valid event exactly once in the lake and in the table, each invalid one
  * exactly once in the dead-letter queue with the expected reason code, nothing else anywhere.
+ * With an {@link AggregateCheck}, also the aggregate table: for each (key, window), the item's
+ * count and sum equal those of the ledger's valid events that were not reported {@code LATE} (a
+ * late valid event is reported once on the dead-letter queue as a side output and still lands in
+ * the lake and the table).
  */
 public final class Reconciler {
 
@@ -34,6 +45,7 @@ public final class Reconciler {
     private final DynamoDbClient dynamoDb;
     private final SqsClient sqs;
     private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper decimals = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     public Reconciler(S3Client s3, DynamoDbClient dynamoDb, SqsClient sqs) {
         this.s3 = s3;
@@ -41,8 +53,20 @@ public final class Reconciler {
         this.sqs = sqs;
     }
 
+    /** Reconciles the lake, the table and the dead-letter queue, without an aggregate. */
     public Reconciliation reconcile(
             List<LedgerEntry> ledger, String bucket, String lakePrefix, String table, String deadLetterQueueUrl) {
+        return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, Optional.empty());
+    }
+
+    /** Reconciles the lake, the table, the dead-letter queue and, if given, an aggregate table. */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            String bucket,
+            String lakePrefix,
+            String table,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate) {
         Map<String, Integer> lake = lakeEventIds(bucket, lakePrefix);
         Map<String, Integer> items = tableEventIds(table);
         Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl);
@@ -52,9 +76,11 @@ public final class Reconciler {
         long unexpected = 0;
         Map<String, Boolean> validIds = new HashMap<>();
         Map<String, LedgerEntry> invalidPositions = new HashMap<>();
+        Map<String, LedgerEntry> validPositions = new HashMap<>();
         for (LedgerEntry entry : ledger) {
             if (entry.event().valid()) {
                 validIds.put(entry.event().eventId(), true);
+                validPositions.put(entry.position(), entry);
                 boolean missing = false;
                 if (!lake.containsKey(entry.event().eventId())) {
                     note(problems, "lost from the lake: " + entry.event().eventId());
@@ -99,25 +125,131 @@ public final class Reconciler {
                 unexpected++;
             }
         }
+        long deadLettered = 0;
+        Map<String, Boolean> latePositions = new HashMap<>();
         for (var e : deadLetters.entrySet()) {
             duplicates += e.getValue().size() - 1;
             if (e.getValue().size() > 1) {
                 note(problems, "dead lettered " + e.getValue().size() + " times: " + e.getKey());
             }
+            if (validPositions.containsKey(e.getKey()) && e.getValue().stream().allMatch(LATE::equals)) {
+                latePositions.put(e.getKey(), true); // a side output: the event carried on to the other sinks
+                continue;
+            }
+            deadLettered += e.getValue().size();
             if (!invalidPositions.containsKey(e.getKey())) {
                 note(problems, "dead lettered but produced as valid: " + e.getKey());
                 unexpected++;
             }
         }
+        long aggregated = 0;
+        if (aggregate.isPresent()) {
+            AggregateTotals totals = reconcileAggregate(aggregate.get(), ledger, latePositions, problems);
+            aggregated = totals.counted;
+            lost += totals.lost;
+            duplicates += totals.duplicates;
+            unexpected += totals.unexpected;
+        }
         return new Reconciliation(
                 ledger.size(),
                 lake.values().stream().mapToLong(Integer::longValue).sum(),
                 items.values().stream().mapToLong(Integer::longValue).sum(),
-                deadLetters.values().stream().mapToLong(List::size).sum(),
+                aggregated,
+                deadLettered,
+                latePositions.size(),
                 lost,
                 duplicates,
                 unexpected,
                 List.copyOf(problems));
+    }
+
+    /** The reason code of a side output for an event that missed its window. */
+    private static final String LATE = "LATE";
+
+    /** What the aggregate comparison found. */
+    private static final class AggregateTotals {
+        long counted;
+        long lost;
+        long duplicates;
+        long unexpected;
+    }
+
+    /** One (key, window)'s count and sum. */
+    private static final class Tally {
+        long count;
+        BigDecimal sum = BigDecimal.ZERO;
+    }
+
+    /**
+     * Compares each (key, window) item of the aggregate with the ledger's valid, non-late events:
+     * fewer counted than the ledger holds is loss, more is a duplicate effect.
+     */
+    private AggregateTotals reconcileAggregate(
+            AggregateCheck check, List<LedgerEntry> ledger, Map<String, Boolean> late, List<String> problems) {
+        long windowMillis = check.window().toMillis();
+        var keyPointer = FieldPaths.pointer(check.keyField());
+        var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
+        Map<String, Tally> expected = new TreeMap<>();
+        for (LedgerEntry entry : ledger) {
+            if (!entry.event().valid() || late.containsKey(entry.position())) {
+                continue;
+            }
+            JsonNode event;
+            try {
+                event = decimals.readTree(entry.event().data());
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "a valid ledger event does not parse: " + entry.event().eventId(), e);
+            }
+            Instant occurredAt =
+                    OffsetDateTime.parse(event.path("occurredAt").asText()).toInstant();
+            Instant windowStart =
+                    Instant.ofEpochMilli(Math.floorDiv(occurredAt.toEpochMilli(), windowMillis) * windowMillis);
+            Tally tally = expected.computeIfAbsent(event.at(keyPointer).asText() + " " + windowStart, k -> new Tally());
+            tally.count++;
+            if (valuePointer != null) {
+                tally.sum = tally.sum.add(event.at(valuePointer).decimalValue());
+            }
+        }
+        AggregateTotals totals = new AggregateTotals();
+        Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(check.table())).items()) {
+            if (item.containsKey("aggregate")
+                    && check.aggregate().equals(item.get("aggregate").s())) {
+                items.put(item.get("key").s() + " " + item.get("windowStart").s(), item);
+            }
+        }
+        for (var e : items.entrySet()) {
+            long counted = Long.parseLong(e.getValue().get("count").n());
+            totals.counted += counted;
+            Tally tally = expected.getOrDefault(e.getKey(), new Tally());
+            String what = "aggregate " + check.aggregate() + " (" + e.getKey() + ")";
+            if (counted < tally.count) {
+                totals.lost += tally.count - counted;
+                note(problems, what + " counts " + counted + ", the ledger " + tally.count + ": events lost");
+            } else if (counted > tally.count) {
+                totals.duplicates += counted - tally.count;
+                note(problems, "duplicate effect: " + what + " counts " + counted + ", the ledger " + tally.count);
+            } else if (valuePointer != null
+                    && e.getValue().containsKey("sum")
+                    && new BigDecimal(e.getValue().get("sum").n()).compareTo(tally.sum) != 0) {
+                totals.unexpected++;
+                note(
+                        problems,
+                        what + " sums " + e.getValue().get("sum").n() + ", the ledger " + tally.sum.toPlainString());
+            }
+        }
+        for (var e : expected.entrySet()) {
+            if (!items.containsKey(e.getKey())) {
+                totals.lost += e.getValue().count;
+                note(
+                        problems,
+                        "lost from aggregate " + check.aggregate() + ": no item for (" + e.getKey() + "), the"
+                                + " ledger has " + e.getValue().count + " events");
+            }
+        }
+        return totals;
     }
 
     private static void note(List<String> problems, String problem) {

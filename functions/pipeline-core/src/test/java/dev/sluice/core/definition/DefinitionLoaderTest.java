@@ -60,7 +60,9 @@ class DefinitionLoaderTest {
         assertThat(raw.schema()).isEqualTo("payments.transaction.v1");
         StageDefinition validate = payments.stage("validate");
         assertThat(validate.consumer()).isEqualTo(ConsumerType.LAMBDA);
-        assertThat(validate.steps()).extracting(StepDefinition::type).containsExactly(StepType.VALIDATE, StepType.MASK);
+        assertThat(validate.steps())
+                .extracting(StepDefinition::type)
+                .containsExactly(StepType.VALIDATE, StepType.MASK, StepType.AGGREGATE);
         assertThat(validate.sinks())
                 .extracting(SinkDefinition::kind, SinkDefinition::target)
                 .containsExactly(
