@@ -70,12 +70,11 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
                 : definitions.loadResource(loader, pipelineName);
         StageDefinition stage = pipeline.stage(stageName);
-        // each aggregate step writes its partials into its own table
+        // each aggregate step writes its partials into its own table (logical name here, physical below)
         Map<String, String> aggregateTables = new LinkedHashMap<>();
         stage.steps().stream()
                 .filter(s -> s.type() == StepType.AGGREGATE)
-                .forEach(s -> aggregateTables.put(
-                        s.option("name"), required(env, EnvironmentNames.table(s.option("table")))));
+                .forEach(s -> aggregateTables.put(s.option("name"), s.option("table")));
 
         AwsClients clients = new AwsClients(env);
         ExecutorService writers = Executors.newFixedThreadPool(8, runnable -> {
@@ -122,7 +121,12 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 pipeline, stageName, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, references));
         dev.sluice.core.stage.AggregateSink aggregates = aggregateTables.isEmpty()
                 ? null
-                : new dev.sluice.lambda.sink.DynamoDbAggregateSink(clients.dynamoDb(), aggregateTables, writers);
+                : new dev.sluice.lambda.sink.DynamoDbAggregateSink(
+                        clients.dynamoDb(),
+                        aggregateTables.entrySet().stream()
+                                .collect(java.util.stream.Collectors.toMap(
+                                        Map.Entry::getKey, e -> required(env, EnvironmentNames.table(e.getValue())))),
+                        writers);
         return new StageRuntime(pipeline, stageName, new BatchProcessor(chain, sinks, aggregates, deadLetters));
     }
 

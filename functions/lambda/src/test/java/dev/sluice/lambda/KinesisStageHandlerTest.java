@@ -13,6 +13,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.DeadLetterSink;
 import dev.sluice.core.stage.EventSink;
@@ -20,6 +21,7 @@ import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
+import dev.sluice.core.window.PartialAggregate;
 import java.io.InputStream;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -67,7 +69,24 @@ class KinesisStageHandlerTest {
                         Clock.systemUTC(),
                         name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                         Map.of()));
-        return new KinesisStageHandler(new BatchProcessor(chain, List.of(sink), dlq), "payments/validate");
+        // the payments stage also aggregates spend per currency per hour: partials go to memory
+        AggregateSink aggregates = new AggregateSink() {
+            @Override
+            public String name() {
+                return "memory-aggregates";
+            }
+
+            @Override
+            public SinkReport write(List<PartialAggregate> partials) {
+                return new SinkReport(
+                        (int) partials.stream()
+                                .mapToLong(PartialAggregate::count)
+                                .sum(),
+                        0);
+            }
+        };
+        return new KinesisStageHandler(
+                new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, dlq), "payments/validate");
     }
 
     static KinesisEvent fixture() throws Exception {

@@ -7,9 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BatchProcessorTest {
@@ -49,9 +52,34 @@ class BatchProcessorTest {
         }
     }
 
+    /** An in-memory aggregate sink that can be told to fail its next write. */
+    static final class MemoryAggregates implements AggregateSink {
+        final List<PartialAggregate> written = new ArrayList<>();
+        boolean failNext;
+
+        @Override
+        public String name() {
+            return "memory-aggregates";
+        }
+
+        @Override
+        public SinkReport write(List<PartialAggregate> partials) throws SinkException {
+            if (failNext) {
+                failNext = false;
+                throw new SinkException("condition contention", true, null);
+            }
+            written.addAll(partials);
+            return new SinkReport(
+                    (int) partials.stream().mapToLong(PartialAggregate::count).sum(), 0);
+        }
+    }
+
     private final MemorySink sink = new MemorySink();
     private final MemoryDeadLetters dlq = new MemoryDeadLetters();
-    private final BatchProcessor processor = new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink), dlq);
+    private final MemoryAggregates aggregates = new MemoryAggregates();
+    // the payments stage aggregates spend per currency per hour
+    private final BatchProcessor processor =
+            new BatchProcessor(StageChainTest.paymentsChain(), Map.of(sink.name(), sink), aggregates, dlq);
 
     private List<InboundRecord> batch() throws IOException {
         return List.of(
@@ -72,6 +100,34 @@ class BatchProcessorTest {
         assertThat(dlq.sent)
                 .extracting(d -> d.source().position().sequenceNumber())
                 .containsExactly("2");
+        assertThat(aggregates.written).singleElement().satisfies(partial -> {
+            assertThat(partial.key()).isEqualTo("EUR");
+            assertThat(partial.count()).isEqualTo(2);
+            assertThat(partial.sum()).isEqualByComparingTo(new BigDecimal("85.90"));
+        });
+        assertThat(result.sinks()).containsEntry("memory-aggregates", new SinkReport(2, 0));
+    }
+
+    @Test
+    void aggregatingStageNeedsAnAggregateSink() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink), dlq))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("aggregates but has no aggregate sink");
+    }
+
+    @Test
+    void failedAggregateSinkRedeliversWholeBatchAndSendsNoDeadLetters() throws IOException {
+        aggregates.failNext = true;
+
+        BatchResult result = processor.process(batch());
+
+        assertThat(result.complete()).isFalse();
+        assertThat(result.failedFrom())
+                .hasValueSatisfying(p -> assertThat(p.sequenceNumber()).isEqualTo("1"));
+        assertThat(result.failure())
+                .hasValueSatisfying(e -> assertThat(e.retryable()).isTrue());
+        assertThat(dlq.sent).isEmpty();
     }
 
     @Test
