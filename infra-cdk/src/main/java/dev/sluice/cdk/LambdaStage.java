@@ -41,8 +41,10 @@ import software.constructs.Construct;
  * Kinesis event-source mapping that feeds it.
  *
  * <p>The function gets read access to its input stream (through the event source), write access to
- * the tables it sinks to, read and put (no delete) access to its lake prefixes and GetItem,
- * UpdateItem and PutItem on the lake's commit ledger table, write access to the
+ * the tables it sinks to, {@code dynamodb:GetItem}, {@code PutItem} and {@code UpdateItem} (no
+ * delete, scan or batch) on exactly the tables its {@code aggregate} steps update, read and put
+ * (no delete) access to its lake prefixes and GetItem, UpdateItem and PutItem on the lake's commit
+ * ledger table, write access to the
  * streams it sinks to (re-key hops), read access to the tables its {@code enrich} steps read and
  * {@code s3:GetObject} on exactly the lake-bucket keys they read, read access to the secrets its
  * {@code mask} steps use, and send access to its dead-letter queue, which also receives the
@@ -70,6 +72,10 @@ public final class LambdaStage extends Construct {
 
     /** What a lake-writing function may do on the commit ledger table. */
     static final List<String> LEDGER_ACTIONS = List.of("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem");
+
+    /** What the aggregate sink does to an aggregate table's items, and nothing more. */
+    public static final List<String> AGGREGATE_TABLE_ACTIONS =
+            List.of("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
 
     /** Characters IAM treats as wildcards or variables in a resource ARN. */
     private static final Pattern IAM_SPECIAL = Pattern.compile("[*?$]");
@@ -111,6 +117,9 @@ public final class LambdaStage extends Construct {
                             EnvironmentNames.stream(sink.stream()),
                             stack.getStream(sink.stream()).getStreamName());
             }
+        }
+        for (String table : aggregateTables(stage)) {
+            environment.put(EnvironmentNames.table(table), stack.getTable(table).getTableName());
         }
         for (ReferenceDefinition reference : references(stack, stage)) {
             if (reference.table() != null) {
@@ -157,6 +166,12 @@ public final class LambdaStage extends Construct {
                 case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
             }
         }
+        for (String table : aggregateTables(stage)) {
+            // read-compute-conditional-write of aggregate items: nothing wider (grantReadWriteData
+            // would add deletes, scans, queries and batches)
+            stack.getTable(table).grant(function, AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
+            stack.getEncryptionKey().grantEncryptDecrypt(function);
+        }
         for (ReferenceDefinition reference : references(stack, stage)) {
             if (reference.table() != null) {
                 stack.getTable(reference.table()).grantReadData(function);
@@ -171,6 +186,15 @@ public final class LambdaStage extends Construct {
 
         this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
         function.addEventSource(eventSource);
+    }
+
+    /** The tables the stage's {@code aggregate} steps update, each once, in step order. */
+    static List<String> aggregateTables(StageDefinition stage) {
+        return stage.steps().stream()
+                .filter(step -> step.type() == StepType.AGGREGATE)
+                .map(step -> step.option("table"))
+                .distinct()
+                .toList();
     }
 
     /** The references the stage's {@code enrich} steps read, each once, in step order. */

@@ -54,9 +54,8 @@ import software.constructs.Construct;
  *
  * <p>Stages that cannot run yet get no compute, and are listed with the reason in {@link
  * #getSkippedStages()} (and as an info annotation on the stack): {@code consumer: kcl} stages (KCL
- * services come later) and Lambda stages with an {@code aggregate} step (the aggregate sink does
- * not exist yet; the handler refuses such a stage). Their streams, tables, queues and secrets are
- * still created.
+ * services come later). Their streams, tables, queues and secrets are still created. Lambda stages
+ * run whatever their steps, {@code aggregate} included.
  *
  * <p>Every resource is encrypted with the pipeline's key. Access is granted with the constructs'
  * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
@@ -83,11 +82,6 @@ public class PipelineStack extends Stack {
     /** Why a {@code consumer: kcl} stage gets no compute. */
     public static final String KCL_SKIP_REASON = "consumer: kcl - KCL services are not deployed yet (no compute, no"
             + " lease table); its streams, tables, queues and secrets are created";
-
-    /** Why a Lambda stage with an {@code aggregate} step gets no function. */
-    public static final String AGGREGATE_SKIP_REASON = "aggregate step - the exactly-once DynamoDB aggregate sink"
-            + " does not exist yet and the Lambda handler refuses such a stage (no function); its streams, tables,"
-            + " queues and secrets are created";
 
     /** Tag carrying a stream's classification ({@code restricted}, {@code internal}, {@code public}). */
     public static final String CLASSIFICATION_TAG = "sluice:classification";
@@ -144,9 +138,6 @@ public class PipelineStack extends Stack {
     static String skipReason(StageDefinition stage) {
         if (stage.consumer() != ConsumerType.LAMBDA) {
             return KCL_SKIP_REASON;
-        }
-        if (stage.steps().stream().anyMatch(step -> step.type() == StepType.AGGREGATE)) {
-            return AGGREGATE_SKIP_REASON;
         }
         return null;
     }
@@ -338,7 +329,7 @@ public class PipelineStack extends Stack {
 
     /**
      * The stages that got no compute, by stage name in declaration order, each with the reason
-     * ({@link #KCL_SKIP_REASON}, {@link #AGGREGATE_SKIP_REASON}).
+     * ({@link #KCL_SKIP_REASON}).
      */
     public Map<String, String> getSkippedStages() {
         return Collections.unmodifiableMap(skippedStages);

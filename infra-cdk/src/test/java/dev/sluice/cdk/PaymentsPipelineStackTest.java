@@ -47,7 +47,7 @@ class PaymentsPipelineStackTest {
     @Test
     void synthesizesExactlyTheDeclaredStreamsTablesAndQueues() {
         assertThat(definition.streams()).hasSize(1);
-        assertThat(definition.tables()).hasSize(1);
+        assertThat(definition.tables()).hasSize(2);
         assertThat(definition.queues()).hasSize(1);
         template.resourceCountIs("AWS::Kinesis::Stream", definition.streams().size());
         // the serving tables and the lake's commit ledger
@@ -137,6 +137,7 @@ class PaymentsPipelineStackTest {
                         "SLUICE_PIPELINE",
                         "SLUICE_STAGE",
                         "SLUICE_TABLE_PAYMENTS_BY_ID",
+                        "SLUICE_TABLE_SPEND_PER_CURRENCY_HOURLY",
                         "SLUICE_LAKE_BUCKET",
                         "SLUICE_LEDGER_TABLE",
                         "SLUICE_QUEUE_URL_PAYMENTS_DLQ",
@@ -145,6 +146,8 @@ class PaymentsPipelineStackTest {
                 .containsEntry("SLUICE_PIPELINE", "payments")
                 .containsEntry("SLUICE_STAGE", "validate")
                 .containsEntry("SLUICE_TABLE_PAYMENTS_BY_ID", ref(stack.getTable("payments-by-id")))
+                .containsEntry(
+                        "SLUICE_TABLE_SPEND_PER_CURRENCY_HOURLY", ref(stack.getTable("spend-per-currency-hourly")))
                 .containsEntry("SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow()))
                 .containsEntry("SLUICE_LEDGER_TABLE", ref(stack.getLedgerTable().orElseThrow()))
                 .containsEntry("SLUICE_QUEUE_URL_PAYMENTS_DLQ", ref(stack.getQueue("payments-dlq")))
@@ -359,5 +362,23 @@ class PaymentsPipelineStackTest {
                 .contains("s3:PutObject", "s3:GetObject*", "dynamodb:PutItem", "sqs:SendMessage", "kinesis:GetRecords")
                 .noneMatch(action -> action.toString().startsWith("s3:Delete"))
                 .noneMatch(action -> action.toString().equals("dynamodb:Scan"));
+    }
+
+    @Test
+    void stageFunctionMayGetPutAndUpdateAggregateItemsButNotDeleteOrScanThem() {
+        Object aggregates = getAtt(stack.getTable("spend-per-currency-hourly"), "Arn");
+        List<Map<String, Object>> onAggregates =
+                TemplateQueries.statementsOf(
+                                template,
+                                stack.getLambdaStage("validate").getFunction().getRole())
+                        .stream()
+                        .filter(statement ->
+                                TemplateQueries.resources(statement).contains(aggregates))
+                        .toList();
+
+        assertThat(onAggregates)
+                .singleElement()
+                .satisfies(statement -> assertThat(TemplateQueries.actions(statement))
+                        .containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
     }
 }

@@ -13,14 +13,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
-import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
 /**
  * Definitions other than the repository's: on-demand streams, no lake, KCL stages, defaults; and
  * enrich steps reading a table and a lake-bucket object, masks with their own secret names, and a
- * Lambda stage that aggregates (not deployed).
+ * Lambda stage that aggregates.
  */
 class PipelineStackVariantsTest {
 
@@ -298,18 +297,42 @@ class PipelineStackVariantsTest {
     }
 
     @Test
-    void aggregatingLambdaStageGetsNoFunctionAndIsRecordedAsSkipped() {
-        assertThat(lookups.getLambdaStages()).containsOnlyKeys("enricher");
-        assertThat(lookups.getSkippedStages())
-                .containsOnly(
-                        Map.entry("totals", PipelineStack.AGGREGATE_SKIP_REASON),
-                        Map.entry("later", PipelineStack.KCL_SKIP_REASON));
-        lookupsTemplate.resourceCountIs("AWS::Lambda::Function", 1);
-        lookupsTemplate.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
-        Annotations.fromStack(lookups)
-                .hasInfo(
-                        "/sluice-lookups",
-                        Match.stringLikeRegexp(".*stage 'totals' is not deployed: aggregate step.*"));
+    void aggregatingLambdaStageGetsAFunctionAndOnlyKclStagesAreSkipped() {
+        assertThat(lookups.getLambdaStages()).containsOnlyKeys("enricher", "totals");
+        assertThat(lookups.getSkippedStages()).containsOnly(Map.entry("later", PipelineStack.KCL_SKIP_REASON));
+        lookupsTemplate.resourceCountIs("AWS::Lambda::Function", 2);
+        lookupsTemplate.resourceCountIs("AWS::Lambda::EventSourceMapping", 2);
+        Map<String, Object> environment = TemplateQueries.environment(
+                lookupsTemplate, lookups.getLambdaStage("totals").getFunction());
+        assertThat(environment).containsEntry("SLUICE_TABLE_TOTALS", TestApps.ref(lookups.getTable("totals")));
+    }
+
+    @Test
+    void aggregatingFunctionMayGetPutAndUpdateItemsOfItsAggregateTableOnly() {
+        List<Map<String, Object>> statements = TemplateQueries.statementsOf(
+                lookupsTemplate, lookups.getLambdaStage("totals").getFunction().getRole());
+        Object totals = getAtt(lookups.getTable("totals"), "Arn");
+        List<Map<String, Object>> onTotals = statements.stream()
+                .filter(statement -> TemplateQueries.resources(statement).contains(totals))
+                .toList();
+
+        assertThat(onTotals).singleElement().satisfies(statement -> {
+            assertThat(TemplateQueries.actions(statement))
+                    .containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
+            assertThat(TemplateQueries.resources(statement)).containsExactly(totals);
+        });
+        List<Object> dynamoDbActions = new java.util.ArrayList<>();
+        statements.stream()
+                .flatMap(statement -> TemplateQueries.actions(statement).stream())
+                .filter(action -> action.toString().startsWith("dynamodb:"))
+                .forEach(dynamoDbActions::add);
+        assertThat(dynamoDbActions)
+                .containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
+        // the table is encrypted with the pipeline's key: the function may use that key, and only it
+        assertThat(TemplateQueries.allowing(statements, "kms:Encrypt"))
+                .isNotEmpty()
+                .allSatisfy(statement -> assertThat(TemplateQueries.resources(statement))
+                        .containsExactly(getAtt(lookups.getEncryptionKey(), "Arn")));
     }
 
     @Test

@@ -4,7 +4,6 @@ import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
-import dev.sluice.core.definition.StepType;
 import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;
@@ -60,16 +59,14 @@ public final class LocalPipeline implements AutoCloseable {
 
     /**
      * The stages this local stack does not run yet, with why: {@code consumer: kcl} stages (local KCL
-     * workers come with the KCL service) and stages that aggregate (the aggregate sink comes with
-     * the exactly-once work).
+     * workers come with the KCL service). Lambda stages run whatever their steps, aggregates
+     * included.
      */
     public Map<String, String> notRunLocally() {
         Map<String, String> skipped = new LinkedHashMap<>();
         resources.definition().stages().forEach((name, stage) -> {
             if (stage.consumer() != ConsumerType.LAMBDA) {
                 skipped.put(name, "consumer " + stage.consumer().yamlName() + " is not run locally yet");
-            } else if (stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE)) {
-                skipped.put(name, "its aggregate sink is not built yet");
             }
         });
         return skipped;

@@ -70,10 +70,11 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
                 : definitions.loadResource(loader, pipelineName);
         StageDefinition stage = pipeline.stage(stageName);
-        if (stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE)) {
-            throw new IllegalStateException("stage '" + stageName + "' aggregates, and the DynamoDB aggregate sink is"
-                    + " not built yet: run it once the exactly-once aggregate sink lands");
-        }
+        // each aggregate step writes its partials into its own table (logical name here, physical below)
+        Map<String, String> aggregateTables = new LinkedHashMap<>();
+        stage.steps().stream()
+                .filter(s -> s.type() == StepType.AGGREGATE)
+                .forEach(s -> aggregateTables.put(s.option("name"), s.option("table")));
 
         AwsClients clients = new AwsClients(env);
         ExecutorService writers = Executors.newFixedThreadPool(8, runnable -> {
@@ -124,6 +125,14 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 clients.sqs(), required(env, EnvironmentNames.queueUrl(dlq)), pipelineName, stageName, mapper);
         StageChain chain = StageChain.compile(
                 pipeline, stageName, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, references));
+        dev.sluice.core.stage.AggregateSink aggregates = aggregateTables.isEmpty()
+                ? null
+                : new dev.sluice.lambda.sink.DynamoDbAggregateSink(
+                        clients.dynamoDb(),
+                        aggregateTables.entrySet().stream()
+                                .collect(java.util.stream.Collectors.toMap(
+                                        Map.Entry::getKey, e -> required(env, EnvironmentNames.table(e.getValue())))),
+                        writers);
         String gate = stage.deduplicate() == null
                 ? null
                 : stage.sinks().stream()
@@ -132,7 +141,7 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                         .findFirst()
                         .orElseThrow();
         return new StageRuntime(
-                pipeline, stageName, new BatchProcessor(chain, sinks, null, deadLetters, gate, sinkThreads()));
+                pipeline, stageName, new BatchProcessor(chain, sinks, aggregates, deadLetters, gate, sinkThreads()));
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.DeadLetterSink;
 import dev.sluice.core.stage.EventSink;
@@ -21,6 +22,7 @@ import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
+import dev.sluice.core.window.PartialAggregate;
 import dev.sluice.lambda.metrics.EmfMetrics;
 import java.io.InputStream;
 import java.time.Clock;
@@ -73,8 +75,24 @@ class KinesisStageHandlerTest {
                         Clock.systemUTC(),
                         name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                         Map.of()));
+        // the payments stage also aggregates spend per currency per hour: partials go to memory
+        AggregateSink aggregates = new AggregateSink() {
+            @Override
+            public String name() {
+                return "memory-aggregates";
+            }
+
+            @Override
+            public SinkReport write(List<PartialAggregate> partials) {
+                return new SinkReport(
+                        (int) partials.stream()
+                                .mapToLong(PartialAggregate::count)
+                                .sum(),
+                        0);
+            }
+        };
         return new KinesisStageHandler(
-                new BatchProcessor(chain, List.of(sink), dlq),
+                new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, dlq),
                 "payments/validate",
                 new EmfMetrics("payments", "validate", metrics, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC)));
     }
@@ -138,7 +156,10 @@ class KinesisStageHandlerTest {
         assertThat(done.get(EmfMetrics.RECORDS).asInt()).isEqualTo(3);
         assertThat(done.get(EmfMetrics.ACCEPTED).asInt()).isEqualTo(1);
         assertThat(done.get(EmfMetrics.DEAD_LETTERED).asInt()).isEqualTo(2);
-        assertThat(done.get(EmfMetrics.APPLIED).asInt()).isEqualTo(1);
+        assertThat(done.get(EmfMetrics.APPLIED).asInt())
+                .as("one event in the sink, one counted in the aggregate")
+                .isEqualTo(2);
+        assertThat(done.at("/sinks/memory/applied").asInt()).isEqualTo(1);
         assertThat(done.get(EmfMetrics.FAILED_BATCHES).asInt()).isZero();
         JsonNode failed = new ObjectMapper().readTree(metrics.get(1));
         assertThat(failed.get(EmfMetrics.FAILED_BATCHES).asInt()).isEqualTo(1);

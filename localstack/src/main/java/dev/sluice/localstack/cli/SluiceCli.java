@@ -17,6 +17,7 @@ import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.faults.FaultScenario;
 import dev.sluice.localstack.faults.FaultSuite;
+import dev.sluice.localstack.reconcile.AggregateCheck;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
 import dev.sluice.localstack.reconcile.Reconciler;
@@ -147,11 +148,14 @@ public final class SluiceCli {
                 summary(pipeline, stage, ledger, result);
                 out.printf(
                         Locale.ROOT,
-                        "RESULT produced=%d lake=%d table=%d dead_lettered=%d lost=%d duplicates=%d seconds=%.1f%n",
+                        "RESULT produced=%d lake=%d table=%d aggregated=%d dead_lettered=%d late=%d lost=%d"
+                                + " duplicates=%d seconds=%.1f%n",
                         result.produced(),
                         result.lake(),
                         result.table(),
+                        result.aggregated(),
                         result.deadLettered(),
+                        result.late(),
                         result.lost(),
                         result.duplicates(),
                         seconds);
@@ -162,24 +166,11 @@ public final class SluiceCli {
 
     private static Reconciliation reconcile(
             LocalAws aws, LocalPipeline pipeline, StageDefinition stage, List<LedgerEntry> ledger) {
-        var resources = pipeline.resources();
-        String lake = sink(stage, SinkDefinition.Kind.LAKE);
-        String table = sink(stage, SinkDefinition.Kind.TABLE);
-        return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
-                .reconcile(
-                        ledger,
-                        resources.bucket(),
-                        resources.definition().lakes().get(lake).prefix(),
-                        resources.tables().get(table),
-                        resources.queueUrls().get(stage.failure().deadLetterQueue()));
+        return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, pipeline.resources(), stage);
     }
 
     private static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
-        return stage.sinks().stream()
-                .filter(s -> s.kind() == kind)
-                .map(SinkDefinition::target)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("the demo stage needs a " + kind + " sink"));
+        return Reconciler.sink(stage, kind);
     }
 
     private void summary(LocalPipeline pipeline, StageDefinition stage, List<LedgerEntry> ledger, Reconciliation r) {
@@ -211,12 +202,28 @@ public final class SluiceCli {
                 "  table          %,8d  items in %s%n",
                 r.table(),
                 resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)));
+        AggregateCheck.of(stage, resources.tables())
+                .ifPresent(aggregate -> out.printf(
+                        Locale.ROOT,
+                        "  aggregated     %,8d  events counted in %s (aggregate %s by %s, %s windows)%n",
+                        r.aggregated(),
+                        aggregate.table(),
+                        aggregate.aggregate(),
+                        aggregate.keyField(),
+                        aggregate.window()));
         out.printf(
                 Locale.ROOT,
                 "  dead-lettered  %,8d  in %s %s%n",
                 r.deadLettered(),
                 stage.failure().deadLetterQueue(),
                 reasons);
+        if (r.late() > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "  late           %,8d  valid events reported LATE (left out of the aggregate, still in the"
+                            + " lake and the table)%n",
+                    r.late());
+        }
         out.printf(Locale.ROOT, "  lost %d, duplicates %d, unexpected %d%n", r.lost(), r.duplicates(), r.unexpected());
         out.printf(
                 Locale.ROOT,
@@ -227,7 +234,8 @@ public final class SluiceCli {
         r.problems().forEach(p -> out.println("  ! " + p));
         out.println(
                 r.reconciled()
-                        ? "Every event took effect exactly once: in the lake and the table, or in the dead-letter queue."
+                        ? "Every event took effect exactly once: in the lake, the table and the aggregate, or in the"
+                                + " dead-letter queue."
                         : "NOT RECONCILED: see the problems above.");
     }
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
-import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
@@ -327,18 +326,8 @@ public final class FaultSuite {
             List<String> problems,
             long started) {
         var resources = pipeline.resources();
-        String lakePrefix = resources
-                .definition()
-                .lakes()
-                .get(sink(stage, SinkDefinition.Kind.LAKE))
-                .prefix();
-        Reconciliation r = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
-                .reconcile(
-                        ledger,
-                        resources.bucket(),
-                        lakePrefix,
-                        resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)),
-                        resources.queueUrls().get(stage.failure().deadLetterQueue()));
+        String lakePrefix = Reconciler.lakePrefix(resources, stage);
+        Reconciliation r = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, resources, stage);
         LakeOrder.Result order = new LakeOrder(aws.s3()).check(ledger, resources.bucket(), lakePrefix, 3);
         long deliveries = pipeline.allMappings().stream()
                 .mapToLong(m -> m.stats().recordsInvoked())
@@ -410,13 +399,5 @@ public final class FaultSuite {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read metrics " + metrics, e);
         }
-    }
-
-    private static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
-        return stage.sinks().stream()
-                .filter(s -> s.kind() == kind)
-                .map(SinkDefinition::target)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("the payments stage needs a " + kind + " sink"));
     }
 }

@@ -1,16 +1,26 @@
 package dev.sluice.localstack.reconcile;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.FieldPaths;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.localstack.provision.PipelineResources;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -26,7 +36,12 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * producer's ledger: each valid event exactly once in the lake and in the table, each invalid one
  * in the dead-letter queue with the expected reason code, nothing else anywhere. The dead-letter
  * queue is at least once (a standard SQS queue may deliver a message twice by itself): a record
- * dead lettered again with a redelivered batch counts once.
+ * dead lettered again with a redelivered batch counts once. A producer's re-send of an event (same
+ * {@code eventId}, another position) is one event: once in each target.
+ * With an {@link AggregateCheck}, also the aggregate table: for each (key, window), the item's
+ * count and sum equal those of the ledger's valid events that were not reported {@code LATE} (a
+ * late valid event is reported once on the dead-letter queue as a side output and still lands in
+ * the lake and the table).
  */
 public final class Reconciler {
 
@@ -36,6 +51,7 @@ public final class Reconciler {
     private final DynamoDbClient dynamoDb;
     private final SqsClient sqs;
     private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper decimals = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     public Reconciler(S3Client s3, DynamoDbClient dynamoDb, SqsClient sqs) {
         this.s3 = s3;
@@ -43,8 +59,52 @@ public final class Reconciler {
         this.sqs = sqs;
     }
 
+    /**
+     * Reconciles a lake + table stage as provisioned: its lake, its table, its dead-letter queue
+     * and, if it aggregates, its aggregate table.
+     */
+    public Reconciliation reconcile(List<LedgerEntry> ledger, PipelineResources resources, StageDefinition stage) {
+        return reconcile(
+                ledger,
+                resources.bucket(),
+                lakePrefix(resources, stage),
+                resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)),
+                resources.queueUrls().get(stage.failure().deadLetterQueue()),
+                AggregateCheck.of(stage, resources.tables()));
+    }
+
+    /** The prefix of the stage's lake. */
+    public static String lakePrefix(PipelineResources resources, StageDefinition stage) {
+        return resources
+                .definition()
+                .lakes()
+                .get(sink(stage, SinkDefinition.Kind.LAKE))
+                .prefix();
+    }
+
+    /** The stage's first sink of a kind (its logical target name). */
+    public static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
+        return stage.sinks().stream()
+                .filter(s -> s.kind() == kind)
+                .map(SinkDefinition::target)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("the stage has no " + kind + " sink to reconcile"));
+    }
+
+    /** Reconciles the lake, the table and the dead-letter queue, without an aggregate. */
     public Reconciliation reconcile(
             List<LedgerEntry> ledger, String bucket, String lakePrefix, String table, String deadLetterQueueUrl) {
+        return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, Optional.empty());
+    }
+
+    /** Reconciles the lake, the table, the dead-letter queue and, if given, an aggregate table. */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            String bucket,
+            String lakePrefix,
+            String table,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate) {
         Map<String, Integer> lake = lakeEventIds(bucket, lakePrefix);
         Map<String, Integer> items = tableEventIds(table);
         Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl);
@@ -54,9 +114,11 @@ public final class Reconciler {
         long unexpected = 0;
         Map<String, Boolean> validIds = new HashMap<>();
         Map<String, LedgerEntry> invalidPositions = new HashMap<>();
+        Map<String, LedgerEntry> validPositions = new HashMap<>();
         for (LedgerEntry entry : ledger) {
             if (entry.event().valid()) {
                 validIds.put(entry.event().eventId(), true);
+                validPositions.put(entry.position(), entry);
                 boolean missing = false;
                 if (!lake.containsKey(entry.event().eventId())) {
                     note(problems, "lost from the lake: " + entry.event().eventId());
@@ -101,24 +163,133 @@ public final class Reconciler {
                 unexpected++;
             }
         }
+        long deadLettered = 0;
+        Map<String, Boolean> latePositions = new HashMap<>();
         for (var e : deadLetters.entrySet()) {
             // a dead letter sent again with a redelivered batch is not a duplicate effect: SQS standard
             // queues deliver at least once anyway, and each message names its record's position
+            if (validPositions.containsKey(e.getKey()) && e.getValue().stream().allMatch(LATE::equals)) {
+                latePositions.put(e.getKey(), true); // a side output: the event carried on to the other sinks
+                continue;
+            }
+            deadLettered++;
             if (!invalidPositions.containsKey(e.getKey())) {
                 note(problems, "dead lettered but produced as valid: " + e.getKey());
                 unexpected++;
             }
+        }
+        long aggregated = 0;
+        if (aggregate.isPresent()) {
+            AggregateTotals totals = reconcileAggregate(aggregate.get(), ledger, latePositions, problems);
+            aggregated = totals.counted;
+            lost += totals.lost;
+            duplicates += totals.duplicates;
+            unexpected += totals.unexpected;
         }
         return new Reconciliation(
                 // a producer re-send of a valid event is one event; each bad record is dead lettered on its own
                 validIds.size() + invalidPositions.size(),
                 lake.values().stream().mapToLong(Integer::longValue).sum(),
                 items.values().stream().mapToLong(Integer::longValue).sum(),
-                deadLetters.size(),
+                aggregated,
+                deadLettered,
+                latePositions.size(),
                 lost,
                 duplicates,
                 unexpected,
                 List.copyOf(problems));
+    }
+
+    /** The reason code of a side output for an event that missed its window. */
+    private static final String LATE = "LATE";
+
+    /** What the aggregate comparison found. */
+    private static final class AggregateTotals {
+        long counted;
+        long lost;
+        long duplicates;
+        long unexpected;
+    }
+
+    /** One (key, window)'s count and sum. */
+    private static final class Tally {
+        long count;
+        BigDecimal sum = BigDecimal.ZERO;
+    }
+
+    /**
+     * Compares each (key, window) item of the aggregate with the ledger's valid, non-late events:
+     * fewer counted than the ledger holds is loss, more is a duplicate effect.
+     */
+    private AggregateTotals reconcileAggregate(
+            AggregateCheck check, List<LedgerEntry> ledger, Map<String, Boolean> late, List<String> problems) {
+        long windowMillis = check.window().toMillis();
+        var keyPointer = FieldPaths.pointer(check.keyField());
+        var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
+        Map<String, Tally> expected = new TreeMap<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (LedgerEntry entry : ledger) {
+            if (!entry.event().valid()
+                    || late.containsKey(entry.position())
+                    || !seen.add(entry.event().eventId())) {
+                continue; // bad, late, or a producer's re-send of an event counted already
+            }
+            JsonNode event;
+            try {
+                event = decimals.readTree(entry.event().data());
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "a valid ledger event does not parse: " + entry.event().eventId(), e);
+            }
+            Instant occurredAt =
+                    OffsetDateTime.parse(event.path("occurredAt").asText()).toInstant();
+            Instant windowStart =
+                    Instant.ofEpochMilli(Math.floorDiv(occurredAt.toEpochMilli(), windowMillis) * windowMillis);
+            Tally tally = expected.computeIfAbsent(event.at(keyPointer).asText() + " " + windowStart, k -> new Tally());
+            tally.count++;
+            if (valuePointer != null) {
+                tally.sum = tally.sum.add(event.at(valuePointer).decimalValue());
+            }
+        }
+        AggregateTotals totals = new AggregateTotals();
+        Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(check.table())).items()) {
+            if (item.containsKey("aggregate")
+                    && check.aggregate().equals(item.get("aggregate").s())) {
+                items.put(item.get("key").s() + " " + item.get("windowStart").s(), item);
+            }
+        }
+        for (var e : items.entrySet()) {
+            long counted = Long.parseLong(e.getValue().get("count").n());
+            totals.counted += counted;
+            Tally tally = expected.getOrDefault(e.getKey(), new Tally());
+            String what = "aggregate " + check.aggregate() + " (" + e.getKey() + ")";
+            if (counted < tally.count) {
+                totals.lost += tally.count - counted;
+                note(problems, what + " counts " + counted + ", the ledger " + tally.count + ": events lost");
+            } else if (counted > tally.count) {
+                totals.duplicates += counted - tally.count;
+                note(problems, "duplicate effect: " + what + " counts " + counted + ", the ledger " + tally.count);
+            } else if (valuePointer != null
+                    && e.getValue().containsKey("sum")
+                    && new BigDecimal(e.getValue().get("sum").n()).compareTo(tally.sum) != 0) {
+                totals.unexpected++;
+                note(
+                        problems,
+                        what + " sums " + e.getValue().get("sum").n() + ", the ledger " + tally.sum.toPlainString());
+            }
+        }
+        for (var e : expected.entrySet()) {
+            if (!items.containsKey(e.getKey())) {
+                totals.lost += e.getValue().count;
+                note(
+                        problems,
+                        "lost from aggregate " + check.aggregate() + ": no item for (" + e.getKey() + "), the"
+                                + " ledger has " + e.getValue().count + " events");
+            }
+        }
+        return totals;
     }
 
     private static void note(List<String> problems, String problem) {

@@ -14,6 +14,7 @@ import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsExtension;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.ResourceNames;
+import dev.sluice.localstack.reconcile.AggregateCheck;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
 import dev.sluice.localstack.reconcile.Reconciler;
@@ -59,7 +60,8 @@ class PaymentsPipelineIT {
                         r.bucket(),
                         "payments/",
                         r.tables().get("payments-by-id"),
-                        r.queueUrls().get("payments-dlq"));
+                        r.queueUrls().get("payments-dlq"),
+                        AggregateCheck.of(payments().stage("validate"), r.tables()));
     }
 
     private static LocalPipeline start(LocalAws aws, ResourceNames names) {
@@ -80,6 +82,9 @@ class PaymentsPipelineIT {
             assertThat(result.reconciled()).isTrue();
             assertThat(result.deadLettered()).isPositive();
             assertThat(result.lake() + result.deadLettered()).isEqualTo(400);
+            // every valid payment counted once in its currency's hour
+            assertThat(result.late()).isZero();
+            assertThat(result.aggregated()).isEqualTo(result.lake());
         }
     }
 
@@ -154,6 +159,7 @@ class PaymentsPipelineIT {
             assertThat(result.problems()).isEmpty();
             assertThat(result.reconciled()).isTrue();
             assertThat(result.produced()).isEqualTo(350);
+            assertThat(result.aggregated()).isEqualTo(result.lake());
         }
     }
 

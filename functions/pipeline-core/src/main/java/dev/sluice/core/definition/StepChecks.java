@@ -92,7 +92,18 @@ final class StepChecks {
     }
 
     private void aggregate(StepDefinition step, String stepAt) {
-        field(required(step, "key", stepAt), stepAt + "/key");
+        String key = required(step, "key", stepAt);
+        field(key, stepAt + "/key");
+        StreamDefinition input = pipeline.stream(stage.input());
+        int parallelization = stage.batching().parallelizationFactor();
+        rules.require(
+                parallelization == 1 || key.equals(input.partitionKey()),
+                at + "/batching/parallelizationFactor",
+                "is " + parallelization + " but aggregate '" + step.option("name") + "' groups by " + key
+                        + " while stream '" + stage.input() + "' is partitioned by " + input.partitionKey()
+                        + ": concurrent batches of one shard could update the same aggregate item, and one batch"
+                        + " advancing the shard's watermark would make the other's records look already counted;"
+                        + " use parallelizationFactor: 1, or aggregate by " + input.partitionKey());
         String table = required(step, "table", stepAt);
         rules.require(
                 pipeline.tables().containsKey(table),

@@ -54,4 +54,38 @@ public final class SequenceNumbers {
         }
         return s;
     }
+
+    /**
+     * The sequence number left-padded with zeros to {@link #MAX_DIGITS} digits: fixed-width strings
+     * whose order as strings is the numbers' order, as sinks store them (e.g. a shard's watermark on
+     * an aggregate item).
+     */
+    public static String fixedWidth(String sequenceNumber) {
+        requireValid(sequenceNumber, "sequenceNumber");
+        StringBuilder s = new StringBuilder(MAX_DIGITS);
+        for (int i = sequenceNumber.length(); i < MAX_DIGITS; i++) {
+            s.append('0');
+        }
+        return s.append(sequenceNumber).toString();
+    }
+
+    /**
+     * The canonical sequence number of a {@link #fixedWidth} string.
+     *
+     * @throws IllegalArgumentException if {@code fixed} is not {@link #MAX_DIGITS} decimal digits
+     */
+    public static String fromFixedWidth(String fixed) {
+        if (fixed == null) {
+            throw new NullPointerException("fixed-width sequence number");
+        }
+        if (fixed.length() != MAX_DIGITS) {
+            throw new IllegalArgumentException(
+                    "not a fixed-width sequence number of " + MAX_DIGITS + " digits: '" + fixed + "'");
+        }
+        int start = 0;
+        while (start < MAX_DIGITS - 1 && fixed.charAt(start) == '0') {
+            start++;
+        }
+        return requireValid(fixed.substring(start), "fixed-width sequence number");
+    }
 }

@@ -35,7 +35,10 @@ import java.util.stream.Collectors;
  * A batch's partials depend on its records and nothing else: no state crosses batches. Merging the
  * partials of any split of a shard's records into consecutive batches gives the partials of one
  * batch holding them all, and redelivering a batch yields the same partials again, with the same
- * sequence range, so the sink's per-shard watermark recognises it.
+ * sequence range, so the sink's per-shard watermark recognises it. A redelivery that re-sends an
+ * applied prefix extended by newer records yields partials that straddle the watermark; each
+ * partial carries its events' {@link Contributions}, so {@link PartialAggregate#after} restricts it
+ * to the events the sink has not counted.
  *
  * <h2>Limits</h2>
  *
@@ -63,6 +66,9 @@ public final class TumblingWindows {
     private final boolean sum;
     private final boolean min;
     private final boolean max;
+    /** Whether the events' values are kept (SUM, MIN or MAX is computed). */
+    private final boolean valued;
+
     private final Verdict missingValue;
     private final Clock clock;
 
@@ -126,6 +132,7 @@ public final class TumblingWindows {
         this.sum = functions.contains(AggregateFunction.SUM);
         this.min = functions.contains(AggregateFunction.MIN);
         this.max = functions.contains(AggregateFunction.MAX);
+        this.valued = sum || min || max;
         String valued = this.functions.stream()
                 .filter(AggregateFunction::needsValue)
                 .map(Enum::name)
@@ -222,8 +229,10 @@ public final class TumblingWindows {
      * {@link #finish}.
      *
      * <p>Accepting an event into a (key, window) already seen in the batch allocates nothing but the
-     * new sum ({@link BigDecimal} is immutable); the first event of a (key, window) adds one entry to
-     * the batch's table. Only a late or out-of-range event gets a verdict object of its own.
+     * new sum ({@link BigDecimal} is immutable) and, now and then, a doubled contributions array
+     * (each event's sequence number and value are kept so that a partial can be {@linkplain
+     * PartialAggregate#after restricted}); the first event of a (key, window) adds one entry to the
+     * batch's table. Only a late or out-of-range event gets a verdict object of its own.
      */
     public final class Batch {
 
@@ -307,6 +316,7 @@ public final class TumblingWindows {
             }
             accepted++;
             Group group = group(key, index, sequenceNumber);
+            group.contribute(sequenceNumber, value, valued);
             if (group.count == 0) {
                 group.count = 1;
                 if (value != null) {
@@ -364,7 +374,18 @@ public final class TumblingWindows {
                     end = Instant.ofEpochMilli((g.index + 1) * sizeMillis);
                 }
                 result.add(new PartialAggregate(
-                        name, g.key, start, end, g.count, g.sum, g.min, g.max, shardId, g.first, g.last));
+                        name,
+                        g.key,
+                        start,
+                        end,
+                        g.count,
+                        g.sum,
+                        g.min,
+                        g.max,
+                        shardId,
+                        g.first,
+                        g.last,
+                        new Contributions(g.sequences, g.values, g.contributed)));
             }
             table = null;
             partials = Collections.unmodifiableList(result);
@@ -433,8 +454,13 @@ public final class TumblingWindows {
         }
     }
 
-    /** The running aggregate of one (key, window) in a batch. */
+    /**
+     * The running aggregate of one (key, window) in a batch, with each event's contribution
+     * (sequence number, and value when one is computed) in arrays grown by doubling.
+     */
     private static final class Group {
+        private static final int INITIAL_CONTRIBUTIONS = 4;
+
         final String key;
         final long index;
         final int hash;
@@ -444,6 +470,9 @@ public final class TumblingWindows {
         BigDecimal max;
         String first;
         String last;
+        String[] sequences;
+        BigDecimal[] values;
+        int contributed;
 
         Group(String key, long index, int hash, String sequenceNumber) {
             this.key = key;
@@ -451,6 +480,23 @@ public final class TumblingWindows {
             this.hash = hash;
             this.first = sequenceNumber;
             this.last = sequenceNumber;
+        }
+
+        void contribute(String sequenceNumber, BigDecimal value, boolean valued) {
+            if (sequences == null) {
+                sequences = new String[INITIAL_CONTRIBUTIONS];
+                values = valued ? new BigDecimal[INITIAL_CONTRIBUTIONS] : null;
+            } else if (contributed == sequences.length) {
+                sequences = Arrays.copyOf(sequences, contributed * 2);
+                if (values != null) {
+                    values = Arrays.copyOf(values, contributed * 2);
+                }
+            }
+            sequences[contributed] = sequenceNumber;
+            if (values != null) {
+                values[contributed] = value;
+            }
+            contributed++;
         }
     }
 }

@@ -60,7 +60,9 @@ class DefinitionLoaderTest {
         assertThat(raw.schema()).isEqualTo("payments.transaction.v1");
         StageDefinition validate = payments.stage("validate");
         assertThat(validate.consumer()).isEqualTo(ConsumerType.LAMBDA);
-        assertThat(validate.steps()).extracting(StepDefinition::type).containsExactly(StepType.VALIDATE, StepType.MASK);
+        assertThat(validate.steps())
+                .extracting(StepDefinition::type)
+                .containsExactly(StepType.VALIDATE, StepType.MASK, StepType.AGGREGATE);
         assertThat(validate.sinks())
                 .extracting(SinkDefinition::kind, SinkDefinition::target)
                 .containsExactly(
@@ -176,6 +178,34 @@ class DefinitionLoaderTest {
                         .batching()
                         .parallelizationFactor())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void aggregatingWithParallelBatchesPerShardNeedsTheStreamsPartitionKeyAsAggregateKey() {
+        String byCurrency = GOOD.replace("      - lake: orders-lake\n", "")
+                .replace(
+                        "- validate",
+                        "- validate\n      - aggregate: {name: spend, key: payload.currency, window: 1h, table:"
+                                + " orders-by-id}")
+                .replace("batchSize: 50", "batchSize: 50\n      parallelizationFactor: 2");
+        String byPartitionKey = byCurrency.replace("key: payload.currency", "key: key");
+        String oneBatchAtATime = byCurrency.replace("parallelizationFactor: 2", "parallelizationFactor: 1");
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", byCurrency))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:24: stages.land.batching.parallelizationFactor: is 2 but aggregate 'spend'"
+                        + " groups by payload.currency while stream 'orders-raw' is partitioned by key: concurrent"
+                        + " batches of one shard could update the same aggregate item, and one batch advancing the"
+                        + " shard's watermark would make the other's records look already counted; use"
+                        + " parallelizationFactor: 1, or aggregate by key");
+        assertThat(loader.parse("shop.yaml", byPartitionKey)
+                        .stage("land")
+                        .batching()
+                        .parallelizationFactor())
+                .isEqualTo(2);
+        assertThat(loader.parse("shop.yaml", oneBatchAtATime).stage("land").steps())
+                .extracting(StepDefinition::type)
+                .containsExactly(StepType.VALIDATE, StepType.AGGREGATE);
     }
 
     @Test

@@ -9,7 +9,9 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -59,9 +61,34 @@ class BatchProcessorTest {
         }
     }
 
+    /** An in-memory aggregate sink that can be told to fail its next write. */
+    static final class MemoryAggregates implements AggregateSink {
+        final List<PartialAggregate> written = new ArrayList<>();
+        boolean failNext;
+
+        @Override
+        public String name() {
+            return "memory-aggregates";
+        }
+
+        @Override
+        public SinkReport write(List<PartialAggregate> partials) throws SinkException {
+            if (failNext) {
+                failNext = false;
+                throw new SinkException("condition contention", true, null);
+            }
+            written.addAll(partials);
+            return new SinkReport(
+                    (int) partials.stream().mapToLong(PartialAggregate::count).sum(), 0);
+        }
+    }
+
     private final MemorySink sink = new MemorySink();
     private final MemoryDeadLetters dlq = new MemoryDeadLetters();
-    private final BatchProcessor processor = new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink), dlq);
+    private final MemoryAggregates aggregates = new MemoryAggregates();
+    // the payments stage aggregates spend per currency per hour
+    private final BatchProcessor processor =
+            new BatchProcessor(StageChainTest.paymentsChain(), Map.of(sink.name(), sink), aggregates, dlq);
 
     private List<InboundRecord> batch() throws IOException {
         return List.of(
@@ -82,6 +109,34 @@ class BatchProcessorTest {
         assertThat(dlq.sent)
                 .extracting(d -> d.source().position().sequenceNumber())
                 .containsExactly("2");
+        assertThat(aggregates.written).singleElement().satisfies(partial -> {
+            assertThat(partial.key()).isEqualTo("EUR");
+            assertThat(partial.count()).isEqualTo(2);
+            assertThat(partial.sum()).isEqualByComparingTo(new BigDecimal("85.90"));
+        });
+        assertThat(result.sinks()).containsEntry("memory-aggregates", new SinkReport(2, 0));
+    }
+
+    @Test
+    void aggregatingStageNeedsAnAggregateSink() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink), dlq))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("aggregates but has no aggregate sink");
+    }
+
+    @Test
+    void failedAggregateSinkRedeliversWholeBatchAndSendsNoDeadLetters() throws IOException {
+        aggregates.failNext = true;
+
+        BatchResult result = processor.process(batch());
+
+        assertThat(result.complete()).isFalse();
+        assertThat(result.failedFrom())
+                .hasValueSatisfying(p -> assertThat(p.sequenceNumber()).isEqualTo("1"));
+        assertThat(result.failure())
+                .hasValueSatisfying(e -> assertThat(e.retryable()).isTrue());
+        assertThat(dlq.sent).isEmpty();
     }
 
     @Test
@@ -177,7 +232,7 @@ class BatchProcessorTest {
         sinks.put("lake", sink);
         sinks.put("by-id", gate);
         BatchProcessor gated =
-                new BatchProcessor(StageChainTest.paymentsChain(), sinks, null, dlq, "by-id", Runnable::run);
+                new BatchProcessor(StageChainTest.paymentsChain(), sinks, aggregates, dlq, "by-id", Runnable::run);
 
         BatchResult result = gated.process(batch());
 
@@ -185,6 +240,10 @@ class BatchProcessorTest {
         assertThat(gate.written).extracting(e -> e.position().sequenceNumber()).containsExactly("1");
         assertThat(sink.written).extracting(e -> e.position().sequenceNumber()).containsExactly("1");
         assertThat(result.sinks().get("gate").absorbedDuplicates()).isEqualTo(1);
+        assertThat(aggregates.written)
+                .as("the re-send is not counted")
+                .singleElement()
+                .satisfies(partial -> assertThat(partial.count()).isEqualTo(1));
         assertThat(dlq.sent).hasSize(1);
     }
 
@@ -192,8 +251,8 @@ class BatchProcessorTest {
     void gateMustRecogniseResends() {
         Map<String, EventSink> sinks = Map.of("lake", sink);
 
-        assertThatThrownBy(() ->
-                        new BatchProcessor(StageChainTest.paymentsChain(), sinks, null, dlq, "lake", Runnable::run))
+        assertThatThrownBy(() -> new BatchProcessor(
+                        StageChainTest.paymentsChain(), sinks, aggregates, dlq, "lake", Runnable::run))
                 .hasMessage("stage 'validate': the de-duplicating target 'lake' has no sink that recognises re-sends");
     }
 
@@ -206,11 +265,12 @@ class BatchProcessorTest {
         sinks.put("table", new MeetingSink("table", tableStarted, lakeStarted));
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
-            BatchResult result = new BatchProcessor(StageChainTest.paymentsChain(), sinks, null, dlq, null, threads)
+            BatchResult result = new BatchProcessor(
+                            StageChainTest.paymentsChain(), sinks, aggregates, dlq, null, threads)
                     .process(batch());
 
             assertThat(result.complete()).as("%s", result.failure()).isTrue();
-            assertThat(result.sinks()).containsOnlyKeys("lake", "table");
+            assertThat(result.sinks()).containsOnlyKeys("lake", "table", "memory-aggregates");
         } finally {
             threads.shutdownNow();
         }
@@ -225,7 +285,8 @@ class BatchProcessorTest {
         sinks.put("table", table);
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
-            BatchResult result = new BatchProcessor(StageChainTest.paymentsChain(), sinks, null, dlq, null, threads)
+            BatchResult result = new BatchProcessor(
+                            StageChainTest.paymentsChain(), sinks, aggregates, dlq, null, threads)
                     .process(batch());
 
             assertThat(result.failedFrom())
@@ -256,7 +317,10 @@ class BatchProcessorTest {
                                 events.get(events.size() - 1), "Item size has exceeded the maximum allowed size")));
             }
         };
-        BatchProcessor processor = new BatchProcessor(StageChainTest.paymentsChain(), List.of(sink, refusing), dlq);
+        Map<String, EventSink> sinks = new LinkedHashMap<>();
+        sinks.put("lake", sink);
+        sinks.put("table", refusing);
+        BatchProcessor processor = new BatchProcessor(StageChainTest.paymentsChain(), sinks, aggregates, dlq);
 
         BatchResult result = processor.process(batch());
 

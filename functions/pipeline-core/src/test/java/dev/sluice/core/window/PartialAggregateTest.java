@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class PartialAggregateTest {
@@ -128,5 +130,133 @@ class PartialAggregateTest {
         assertThat(SequenceNumbers.isValid("0")).isTrue();
         assertThat(SequenceNumbers.isValid("1".repeat(129))).isTrue();
         assertThat(SequenceNumbers.isValid("01")).isFalse();
+    }
+
+    /** Events at {@code sequences} with {@code values}, with their contributions. */
+    static PartialAggregate withContributions(List<String> sequences, List<String> values) {
+        List<BigDecimal> amounts = values.stream().map(BigDecimal::new).toList();
+        BigDecimal sum = amounts.stream().reduce(BigDecimal.ZERO, BigDecimal::add);
+        BigDecimal min = amounts.stream().min(BigDecimal::compareTo).orElseThrow();
+        BigDecimal max = amounts.stream().max(BigDecimal::compareTo).orElseThrow();
+        String first = sequences.stream().min(SequenceNumbers::compare).orElseThrow();
+        String last = sequences.stream().max(SequenceNumbers::compare).orElseThrow();
+        return new PartialAggregate(
+                "spend",
+                "cust-1",
+                START,
+                END,
+                sequences.size(),
+                sum,
+                min,
+                max,
+                SHARD,
+                first,
+                last,
+                Contributions.of(sequences, amounts));
+    }
+
+    @Test
+    void partialEntirelyAfterTheWatermarkAppliesWhole() {
+        PartialAggregate partial = withContributions(List.of("11", "12", "13"), List.of("1.00", "2.00", "3.00"));
+
+        assertThat(partial.after(null)).containsSame(partial);
+        assertThat(partial.after("10")).containsSame(partial);
+    }
+
+    @Test
+    void partialEntirelyAtOrBeforeTheWatermarkIsADuplicate() {
+        PartialAggregate partial = withContributions(List.of("11", "12", "13"), List.of("1.00", "2.00", "3.00"));
+
+        assertThat(partial.after("13")).isEmpty();
+        assertThat(partial.after("200")).isEmpty();
+    }
+
+    @Test
+    void partialStraddlingTheWatermarkIsReaggregatedFromTheRecordsAfterIt() {
+        // first delivery applied 5..10; the redelivery brings 5..15
+        PartialAggregate redelivered = withContributions(
+                List.of("5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"),
+                List.of("-9.00", "100.00", "1", "1", "1", "1", "2.50", "0.25", "7", "-1.00", "3"));
+
+        Optional<PartialAggregate> rest = redelivered.after("10");
+
+        assertThat(rest)
+                .contains(withContributions(
+                        List.of("11", "12", "13", "14", "15"), List.of("2.50", "0.25", "7", "-1.00", "3")));
+        assertThat(rest.orElseThrow().count()).isEqualTo(5);
+        assertThat(rest.orElseThrow().sum()).isEqualByComparingTo("11.75");
+        assertThat(rest.orElseThrow().min()).isEqualByComparingTo("-1.00");
+        assertThat(rest.orElseThrow().max()).isEqualByComparingTo("7");
+        assertThat(rest.orElseThrow().firstSequenceNumber()).isEqualTo("11");
+        assertThat(rest.orElseThrow().lastSequenceNumber()).isEqualTo("15");
+    }
+
+    @Test
+    void restrictionKeepsOrDropsTheRecordsOfOneAggregatedRecordTogether() {
+        // three user records of one aggregated Kinesis record share sequence number 20
+        PartialAggregate partial =
+                withContributions(List.of("19", "20", "20", "20", "21"), List.of("1", "2", "3", "4", "5"));
+
+        assertThat(partial.after("19").orElseThrow().count()).isEqualTo(4);
+        assertThat(partial.after("20").orElseThrow().count()).isEqualTo(1);
+        assertThat(partial.after("20").orElseThrow().sum()).isEqualByComparingTo("5");
+    }
+
+    @Test
+    void watermarkIsComparedAsANumberNotAsText() {
+        String shorter = "9";
+        PartialAggregate partial = withContributions(List.of("8", "10", "11"), List.of("1", "2", "3"));
+        String big = "49590338271490256608559692538361571095921575989136588898";
+        PartialAggregate realistic = withContributions(
+                List.of(big, "49590338271490256608559692538361571095921575989136588899"), List.of("1", "2"));
+
+        assertThat(partial.after(shorter).orElseThrow().count()).isEqualTo(2);
+        assertThat(realistic.after(big).orElseThrow().count()).isEqualTo(1);
+        assertThat(SequenceNumbers.fromFixedWidth(SequenceNumbers.fixedWidth(big)))
+                .isEqualTo(big);
+        assertThat(SequenceNumbers.fixedWidth("9").compareTo(SequenceNumbers.fixedWidth("10")))
+                .isNegative();
+        assertThat(SequenceNumbers.fromFixedWidth(SequenceNumbers.fixedWidth("0")))
+                .isEqualTo("0");
+    }
+
+    @Test
+    void straddlingPartialWithoutContributionsCannotBeRestricted() {
+        PartialAggregate partial = partial(3, "6", "1", "3", "11", "13");
+
+        assertThat(partial.after("10")).containsSame(partial);
+        assertThat(partial.after("13")).isEmpty();
+        assertThatThrownBy(() -> partial.after("12"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("straddles watermark 12");
+    }
+
+    @Test
+    void mergeConcatenatesContributions() {
+        PartialAggregate earlier = withContributions(List.of("1", "2"), List.of("1", "2"));
+        PartialAggregate later = withContributions(List.of("3"), List.of("3"));
+
+        assertThat(earlier.merge(later)).isEqualTo(withContributions(List.of("1", "2", "3"), List.of("1", "2", "3")));
+        assertThat(earlier.merge(partial(1, "3", "3", "3", "3", "3")).contributions())
+                .isNull();
+    }
+
+    @Test
+    void contributionsMustMatchTheCount() {
+        assertThatThrownBy(() -> new PartialAggregate(
+                        "spend",
+                        "cust-1",
+                        START,
+                        END,
+                        2,
+                        null,
+                        null,
+                        null,
+                        SHARD,
+                        "1",
+                        "2",
+                        Contributions.of(List.of("1"), null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1 contributions for a partial aggregate of 2 events");
     }
 }

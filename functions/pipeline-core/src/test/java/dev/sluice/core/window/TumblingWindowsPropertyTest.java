@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -132,6 +133,137 @@ class TumblingWindowsPropertyTest {
             BigDecimal summed =
                     outcome.partials.stream().map(PartialAggregate::sum).reduce(BigDecimal.ZERO, BigDecimal::add);
             assertThat(summed).isEqualByComparingTo(accepted);
+        }
+    }
+
+    @Property(tries = 1000)
+    void restrictingPartialsToAfterAWatermarkEqualsAggregatingOnlyTheRecordsAfterIt(
+            @ForAll("functions") Set<AggregateFunction> functions,
+            @ForAll("events") List<Event> events,
+            @ForAll @IntRange(min = 0, max = MAX_EVENTS) int watermarkIndex) {
+        TumblingWindows windows = windows(functions);
+        String watermark = events.isEmpty()
+                ? "1"
+                : events.get(Math.min(watermarkIndex, events.size() - 1)).sequenceNumber();
+        List<Event> afterIt = events.stream()
+                .filter(e -> SequenceNumbers.compare(e.sequenceNumber(), watermark) > 0)
+                .toList();
+
+        List<PartialAggregate> restricted = new ArrayList<>();
+        for (PartialAggregate partial : run(windows, events).partials) {
+            partial.after(watermark).ifPresent(restricted::add);
+        }
+
+        assertThat(restricted).isEqualTo(run(windows, afterIt).partials);
+    }
+
+    /**
+     * The event-source mapping's delivery schedule, modelled: each delivery starts at the checkpoint
+     * (everything before it is applied) and runs for some length, so a redelivery re-sends an
+     * already-applied prefix, shorter (bisected), the same, or extended by newer records. Some
+     * partials of a delivery fail to apply (then the checkpoint stays), and even a delivery whose
+     * partials all applied may not be acknowledged (another sink failed). Applying every delivery's
+     * partials to an in-memory table guarded by per-shard watermarks, exactly as the DynamoDB
+     * aggregate sink does, counts every record exactly once.
+     */
+    @Property(tries = 1000)
+    void watermarkGuardedApplyOfAnyRedeliveryScheduleCountsEachRecordOnce(
+            @ForAll("functions") Set<AggregateFunction> functions,
+            @ForAll("events") List<Event> events,
+            @ForAll("deliveries") List<Delivery> schedule) {
+        TumblingWindows windows = windows(functions);
+        WatermarkedTable table = new WatermarkedTable();
+        int checkpoint = 0;
+        long absorbed = 0;
+        long straddles = 0;
+        for (Delivery delivery : schedule) {
+            if (checkpoint == events.size()) {
+                break;
+            }
+            int end = Math.min(events.size(), checkpoint + delivery.length());
+            boolean allApplied = true;
+            int index = 0;
+            for (PartialAggregate partial : run(windows, events.subList(checkpoint, end)).partials) {
+                if ((delivery.failures() >>> (index++ % 64) & 1) == 1) {
+                    allApplied = false; // this item's write failed; the others of the batch went through
+                    continue;
+                }
+                WatermarkedTable.Applied applied = table.apply(partial);
+                absorbed += applied.absorbed();
+                straddles += applied.absorbed() > 0 && applied.counted() > 0 ? 1 : 0;
+            }
+            if (allApplied && delivery.acknowledged()) {
+                checkpoint = end;
+            }
+        }
+        while (checkpoint < events.size()) { // the shard drains without faults
+            int end = Math.min(events.size(), checkpoint + 30);
+            run(windows, events.subList(checkpoint, end)).partials.forEach(table::apply);
+            checkpoint = end;
+        }
+
+        assertThat(table.asPartials()).isEqualTo(onceEach(run(windows, events).partials));
+
+        Statistics.label("duplicates absorbed").collect(absorbed == 0 ? "none" : "some");
+        Statistics.label("duplicates absorbed").coverage(c -> c.check("some").percentage(p -> p > 30));
+        Statistics.label("straddling partials").collect(straddles == 0 ? "none" : "some");
+        Statistics.label("straddling partials").coverage(c -> c.check("some").percentage(p -> p > 10));
+    }
+
+    /** One delivery: its length, which of its partials fail to apply (bit i), and whether it is acknowledged. */
+    record Delivery(int length, long failures, boolean acknowledged) {}
+
+    @Provide
+    Arbitrary<List<Delivery>> deliveries() {
+        Arbitrary<Long> failures =
+                Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(0L)), Tuple.of(1, Arbitraries.longs()));
+        return Combinators.combine(Arbitraries.integers().between(1, 40), failures, Arbitraries.of(true, true, false))
+                .as(Delivery::new)
+                .list()
+                .ofMaxSize(25);
+    }
+
+    /** What the table holds per (window, key), in the partials' form: count, sum, min, max only. */
+    static List<List<Object>> onceEach(List<PartialAggregate> partials) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (PartialAggregate p : partials) {
+            rows.add(
+                    Arrays.asList(p.windowStart(), p.key(), p.count(), plain(p.sum()), plain(p.min()), plain(p.max())));
+        }
+        return rows;
+    }
+
+    private static String plain(BigDecimal value) {
+        return value == null ? null : value.stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * An in-memory aggregate table with the sink's guard: per item, per shard, the sequence number of
+     * the last record counted; a partial adds only its records after it.
+     */
+    static final class WatermarkedTable {
+        record Applied(long counted, long absorbed) {}
+
+        private final Map<String, PartialAggregate> items = new java.util.TreeMap<>();
+        private final Map<String, String> watermarks = new java.util.HashMap<>();
+
+        Applied apply(PartialAggregate partial) {
+            String item = partial.windowStart() + " " + partial.key();
+            String watermarkKey = item + " " + partial.shardId();
+            var rest = partial.after(watermarks.get(watermarkKey));
+            if (rest.isEmpty()) {
+                return new Applied(0, partial.count());
+            }
+            PartialAggregate counted = rest.get();
+            items.merge(item, counted, PartialAggregate::merge);
+            watermarks.put(watermarkKey, counted.lastSequenceNumber());
+            return new Applied(counted.count(), partial.count() - counted.count());
+        }
+
+        List<List<Object>> asPartials() {
+            List<PartialAggregate> all = new ArrayList<>(items.values());
+            all.sort(Comparator.comparing(PartialAggregate::windowStart).thenComparing(PartialAggregate::key));
+            return onceEach(all);
         }
     }
 
