@@ -272,12 +272,12 @@ public final class SluiceCli {
         try (LocalAws aws = LocalAws.start(options)) {
             FaultSuite suite = new FaultSuite(aws, payments, root, work);
             for (FaultScenario scenario : chosen) {
-                out.printf(Locale.ROOT, "  running %-20s %s …%n", scenario.name(), scenario.description());
+                out.printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
                 FaultSuite.Row row = suite.run(scenario);
                 rows.add(row);
                 out.printf(
                         Locale.ROOT,
-                        "  %s %-20s %.1f s%n",
+                        "  %s %-24s %.1f s%n",
                         row.passed() ? "ok  " : "FAIL",
                         row.scenario(),
                         row.seconds());
@@ -307,7 +307,7 @@ public final class SluiceCli {
 
     private void faultTable(List<FaultSuite.Row> rows) {
         out.println();
-        String format = "%-20s %7s %10s %8s %8s %6s %5s %6s %6s %8s %s%n";
+        String format = "%-24s %7s %10s %8s %8s %6s %5s %6s %6s %8s %s%n";
         out.printf(
                 Locale.ROOT,
                 format,

@@ -48,6 +48,7 @@ public final class FaultSuite {
     private static final Logger LOG = LoggerFactory.getLogger(FaultSuite.class);
     private static final String TABLE = "payments-by-id";
     private static final String DLQ = "payments-dlq";
+    private static final String AGGREGATE = "spend-per-currency-hourly";
     private static final Duration STALL = Duration.ofSeconds(90);
 
     /**
@@ -141,6 +142,12 @@ public final class FaultSuite {
                         0.02,
                         plan -> plan.sdk("PutObject", plan.bucket(), 2, Fault.RESPONSE_LOST)),
                 new FaultScenario(
+                        "aggregate-response-lost",
+                        "aggregate update applied, response lost",
+                        n,
+                        0.02,
+                        plan -> plan.sdk("UpdateItem", plan.table(AGGREGATE), 2, Fault.RESPONSE_LOST)),
+                new FaultScenario(
                         "dlq-unreachable",
                         "dead-letter queue unreachable once",
                         n,
@@ -189,6 +196,7 @@ public final class FaultSuite {
                                 .sdk("PutItem", plan.table(TABLE), 4, Fault.RESPONSE_LOST)
                                 .sdk("PutObject", plan.bucket(), 5, Fault.RESPONSE_LOST)
                                 .sdk("SendMessageBatch", plan.queueUrl(DLQ), 2, Fault.NOT_SENT)
+                                .sdk("UpdateItem", plan.table(AGGREGATE), 3, Fault.TIMEOUT)
                                 .crashAfterWrites(3)
                                 .midway(Action.SPLIT_SHARD)
                                 .midway(Action.KILL_RUNNER)
