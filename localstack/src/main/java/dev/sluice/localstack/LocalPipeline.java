@@ -31,6 +31,7 @@ public final class LocalPipeline implements AutoCloseable {
     private final PipelineResources resources;
     private final Path repository;
     private final Path secrets;
+    private final Path metrics;
     private final Map<String, LocalFunction> functions = new LinkedHashMap<>();
     private final Map<String, LocalEventSourceMapping> mappings = new LinkedHashMap<>();
     private final Map<String, MappingConfig> configs = new LinkedHashMap<>();
@@ -43,6 +44,11 @@ public final class LocalPipeline implements AutoCloseable {
         this.repository = repository;
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null));
+        this.metrics = aws.options()
+                .logDirectory()
+                .map(logs -> logs.resolveSibling("metrics"))
+                .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "sluice-metrics"))
+                .resolve(resources.definition().pipeline() + ".jsonl");
     }
 
     /**
@@ -183,8 +189,27 @@ public final class LocalPipeline implements AutoCloseable {
             env.put(EnvironmentNames.SCHEMAS_DIR, repository.resolve("schemas").toString());
         }
         env.put(EnvironmentNames.SECRETS_DIR, secrets.toString());
+        env.put(EnvironmentNames.METRICS_FILE, metricsFile().toString());
         env.putAll(extraEnvironment);
         return env;
+    }
+
+    /**
+     * Where the functions' metrics (Embedded Metric Format lines, as Lambda would log them) are
+     * appended: {@code localstack/.run/metrics/<pipeline>.jsonl} next to the logs, unless {@link
+     * #withEnvironment} names another file.
+     */
+    public Path metricsFile() {
+        String chosen = extraEnvironment.get(EnvironmentNames.METRICS_FILE);
+        if (chosen != null) {
+            return Path.of(chosen);
+        }
+        try {
+            java.nio.file.Files.createDirectories(metrics.getParent());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot create " + metrics.getParent(), e);
+        }
+        return metrics;
     }
 
     public String functionName(String stage) {
