@@ -261,6 +261,39 @@ public final class LocalPipeline implements AutoCloseable {
         progress.accept(acknowledged());
     }
 
+    /**
+     * Waits until a stage's checkpoints reach, in every shard, the given last sequence numbers: the
+     * stage is then quiet whatever else (duplicates of ambiguous puts) the stream held before them.
+     *
+     * @param lastSequenceByShard for each shard, the last sequence number the stage must get past
+     * @throws IllegalStateException if a mapping fails, or no shard advances for {@code stall}
+     */
+    public void awaitCheckpointed(String stage, Map<String, String> lastSequenceByShard, Duration stall) {
+        long lastProgress = System.nanoTime();
+        long lastAcknowledged = -1;
+        while (true) {
+            LocalEventSourceMapping mapping = running(stage);
+            mapping.failure().ifPresent(e -> {
+                throw new IllegalStateException("the event-source mapping failed: " + e.getMessage(), e);
+            });
+            boolean done = lastSequenceByShard.entrySet().stream()
+                    .allMatch(e -> mapping.checkpointedPast(e.getKey(), e.getValue()));
+            if (done) {
+                return;
+            }
+            long now = acknowledged();
+            if (now != lastAcknowledged) {
+                lastAcknowledged = now;
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > stall.toNanos()) {
+                throw new IllegalStateException("stage " + stage + " checkpointed nothing for " + stall.toSeconds()
+                        + " s short of " + lastSequenceByShard);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(100).toNanos());
+        }
+    }
+
     /** Stops the mappings; the resources stay. */
     @Override
     public void close() {

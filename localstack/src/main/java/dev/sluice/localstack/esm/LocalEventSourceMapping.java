@@ -118,6 +118,18 @@ public final class LocalEventSourceMapping implements AutoCloseable {
         return new Stats(invocations.get(), recordsInvoked.get(), acknowledged.get(), retries.get(), discarded.get());
     }
 
+    /**
+     * Whether this mapping's checkpoint for a shard is at or past a sequence number (read from the
+     * checkpoint table, so it holds across runner restarts).
+     */
+    public boolean checkpointedPast(String shardId, String sequenceNumber) {
+        return checkpoints
+                .get(leaseKey(shardId))
+                .map(CheckpointStore.Checkpoint::sequenceNumber)
+                .map(done -> new java.math.BigInteger(done).compareTo(new java.math.BigInteger(sequenceNumber)) >= 0)
+                .orElse(false);
+    }
+
     /** A shard whose poller died, if any: the mapping is then not healthy. */
     public Optional<RuntimeException> failure() {
         return failures.values().stream().findFirst();

@@ -37,7 +37,8 @@ public final class LocalFunction {
     private final Duration timeout;
     private final java.util.concurrent.atomic.AtomicInteger invocations =
             new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.Set<Integer> crashAfter = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ConcurrentSkipListSet<Integer> crashAfter =
+            new java.util.concurrent.ConcurrentSkipListSet<>();
     private final java.util.concurrent.atomic.AtomicInteger crashes = new java.util.concurrent.atomic.AtomicInteger();
 
     private LocalFunction(
@@ -105,7 +106,8 @@ public final class LocalFunction {
             LOG.warn("function {} failed: {}", name, e.toString());
             throw new FunctionError(name + ": " + e, e);
         }
-        if (crashAfter.remove(invocation)) {
+        Integer due = crashAfter.floor(invocation);
+        if (due != null && crashAfter.remove(due)) {
             crashes.incrementAndGet();
             LOG.warn("function {} crashes after invocation {} returned (injected)", name, invocation);
             throw new FunctionError(name + ": injected crash after the handler's writes, before its response", null);
@@ -118,7 +120,9 @@ public final class LocalFunction {
     /**
      * Plans crashes: the given invocations (1-based, counted across all shards) run the handler to
      * the end — every sink write done — and then fail as if the runtime died before returning the
-     * response, so the event-source mapping sees a function error and delivers the batch again.
+     * response, so the event-source mapping sees a function error and delivers the batch again. An
+     * invocation that fails by itself cannot crash after its writes; its crash moves to the next
+     * one that succeeds.
      */
     public LocalFunction crashAfterWrites(java.util.Collection<Integer> invocationNumbers) {
         crashAfter.addAll(invocationNumbers);

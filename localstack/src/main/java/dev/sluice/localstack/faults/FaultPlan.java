@@ -44,6 +44,11 @@ public final class FaultPlan {
         return resources.tables().get(logical);
     }
 
+    /** The scenario's streams by logical name (physical names). */
+    public String stream(String logical) {
+        return resources.streams().get(logical);
+    }
+
     public String bucket() {
         return resources.bucket();
     }

@@ -4,9 +4,11 @@ import dev.sluice.generators.GeneratedEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
@@ -14,7 +16,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 
 /**
  * Puts events into a stream with PutRecords, 500 at a time, re-sending only the entries a partial
- * failure names, and records where each one landed.
+ * failure names — or all of them when a put gets no answer — and records where each one landed.
  */
 public final class Producer {
 
@@ -23,6 +25,7 @@ public final class Producer {
 
     private final KinesisClient kinesis;
     private final String stream;
+    private final AtomicLong ambiguous = new AtomicLong();
 
     public Producer(KinesisClient kinesis, String stream) {
         this.kinesis = kinesis;
@@ -30,7 +33,16 @@ public final class Producer {
     }
 
     /**
-     * Sends every event and returns the ledger, in sending order.
+     * Records sent again because a put got no answer (a time-out, a lost response): each may be in
+     * the stream twice.
+     */
+    public long ambiguous() {
+        return ambiguous.get();
+    }
+
+    /**
+     * Sends every event and returns the ledger, in sending order: where each was acknowledged. A
+     * put without an answer is ambiguous; its records are sent again (see {@link #ambiguous()}).
      *
      * @param progress told the running count of acknowledged puts
      */
@@ -55,8 +67,16 @@ public final class Producer {
                             .data(SdkBytes.fromByteArray(event.data()))
                             .build());
                 }
-                PutRecordsResponse response =
-                        kinesis.putRecords(b -> b.streamName(stream).records(entries));
+                PutRecordsResponse response;
+                try {
+                    response = kinesis.putRecords(b -> b.streamName(stream).records(entries));
+                } catch (SdkException e) {
+                    // no answer: the records may or may not be in the stream, so all of them are sent
+                    // again; a copy that did land is a duplicate the pipeline must absorb
+                    ambiguous.addAndGet(entries.size());
+                    LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());
+                    continue;
+                }
                 List<Integer> failed = new ArrayList<>();
                 for (int i = 0; i < response.records().size(); i++) {
                     PutRecordsResultEntry result = response.records().get(i);

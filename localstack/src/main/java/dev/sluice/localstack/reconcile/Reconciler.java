@@ -107,7 +107,8 @@ public final class Reconciler {
             Optional<AggregateCheck> aggregate) {
         Map<String, Integer> lake = lakeEventIds(bucket, lakePrefix);
         Map<String, Integer> items = tableEventIds(table);
-        Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl);
+        Map<String, String> deadLetterPayloads = new HashMap<>();
+        Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl, deadLetterPayloads);
 
         List<String> problems = new ArrayList<>();
         long lost = 0;
@@ -163,6 +164,10 @@ public final class Reconciler {
                 unexpected++;
             }
         }
+        java.util.Set<String> invalidPayloads = new java.util.HashSet<>();
+        invalidPositions
+                .values()
+                .forEach(entry -> invalidPayloads.add(new String(entry.event().data(), StandardCharsets.UTF_8)));
         long deadLettered = 0;
         Map<String, Boolean> latePositions = new HashMap<>();
         for (var e : deadLetters.entrySet()) {
@@ -170,6 +175,12 @@ public final class Reconciler {
             // queues deliver at least once anyway, and each message names its record's position
             if (validPositions.containsKey(e.getKey()) && e.getValue().stream().allMatch(LATE::equals)) {
                 latePositions.put(e.getKey(), true); // a side output: the event carried on to the other sinks
+                continue;
+            }
+            if (!invalidPositions.containsKey(e.getKey())
+                    && invalidPayloads.contains(deadLetterPayloads.get(e.getKey()))) {
+                // the copy of a bad record whose put got no answer and was sent again: the ledger knows
+                // the copy it saw acknowledged; this one is the same record, dead lettered once more
                 continue;
             }
             deadLettered++;
@@ -330,10 +341,11 @@ public final class Reconciler {
     }
 
     /**
-     * shard/sequence → reason codes of the dead letters for it. Messages are read, not deleted:
+     * shard/sequence → reason codes of the dead letters for it (and, into {@code payloads}, the
+     * record's text when the message carries it). Messages are read, not deleted:
      * they stay for people to inspect once their visibility timeout passes.
      */
-    private Map<String, List<String>> deadLetterReasons(String queueUrl) {
+    private Map<String, List<String>> deadLetterReasons(String queueUrl, Map<String, String> payloads) {
         Map<String, List<String>> reasons = new HashMap<>();
         int emptyReads = 0;
         while (emptyReads < 2) {
@@ -355,6 +367,9 @@ public final class Reconciler {
                             + body.path("sequenceNumber").asText();
                     reasons.computeIfAbsent(position, p -> new ArrayList<>())
                             .add(body.path("reasonCode").asText());
+                    if (body.has("payload")) {
+                        payloads.put(position, body.path("payload").asText());
+                    }
                 } catch (IOException e) {
                     reasons.computeIfAbsent("unreadable/" + message.messageId(), p -> new ArrayList<>())
                             .add("?");
