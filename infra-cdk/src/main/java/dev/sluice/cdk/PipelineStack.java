@@ -96,6 +96,7 @@ public class PipelineStack extends Stack {
     private final Map<String, String> skippedStages = new LinkedHashMap<>();
     private final Bucket lakeBucket;
     private final Table ledgerTable;
+    private final Observability observability;
 
     public PipelineStack(Construct scope, String id, PipelineStackProps props) {
         super(scope, id, props.stackProps());
@@ -132,6 +133,8 @@ public class PipelineStack extends Stack {
                 Annotations.of(this).addInfo("Sluice stage '" + name + "' is not deployed: " + reason);
             }
         });
+
+        this.observability = new Observability(this);
     }
 
     /** Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function. */
@@ -343,6 +346,11 @@ public class PipelineStack extends Stack {
     /** The Lambda stage with this name. */
     public LambdaStage getLambdaStage(String stageName) {
         return lookup(lambdaStages, stageName, "lambda stage");
+    }
+
+    /** The pipeline's dashboard, alarms and alarm topic. */
+    public Observability getObservability() {
+        return observability;
     }
 
     private <T> T lookup(Map<String, T> resources, String name, String kind) {

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
+import software.amazon.awscdk.cxapi.CloudAssembly;
+import software.amazon.awscdk.cxapi.CloudFormationStackArtifact;
 
 /**
  * The CDK app: one {@link PipelineStack} per {@code pipelines/*.yaml}, named {@code
@@ -61,14 +63,42 @@ public final class SluiceApp {
         }
         App app = new App(props.build());
         List<PipelineStack> stacks = addPipelines(app, root);
-        app.synth();
-        System.out.println("Synthesized " + stacks.size() + " pipeline stack(s) into " + app.getOutdir() + ": "
+        CloudAssembly assembly = app.synth();
+        summary(assembly, stacks).forEach(System.out::println);
+    }
+
+    /**
+     * What a synthesis produced, for people and scripts: which stacks went where, per stack its
+     * resources, dashboard, alarms and undeployed stages, and a last line {@code RESULT stacks=N
+     * resources=N} (resources summed over the stacks' templates).
+     */
+    static List<String> summary(CloudAssembly assembly, List<PipelineStack> stacks) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Synthesized " + stacks.size() + " pipeline stack(s) into " + assembly.getDirectory() + ": "
                 + stacks.stream().map(PipelineStack::getStackName).toList());
+        int total = 0;
         for (PipelineStack stack : stacks) {
+            int resources = resourceCount(assembly.getStackByName(stack.getStackName()));
+            total += resources;
+            Observability observability = stack.getObservability();
+            lines.add("  " + stack.getStackName() + ": " + resources + " resources, dashboard "
+                    + Observability.dashboardName(stack.getDefinition().pipeline()) + ", "
+                    + observability.getAlarms().size() + " alarms -> SNS topic (output "
+                    + Observability.ALARM_TOPIC_OUTPUT + ")");
             stack.getSkippedStages()
-                    .forEach((stage, reason) -> System.out.println(
-                            "  " + stack.getStackName() + ": stage '" + stage + "' not deployed: " + reason));
+                    .forEach((stage, reason) ->
+                            lines.add("  " + stack.getStackName() + ": stage '" + stage + "' not deployed: " + reason));
         }
+        lines.add("RESULT stacks=" + stacks.size() + " resources=" + total);
+        return lines;
+    }
+
+    /** Entries of the {@code Resources} section of a synthesized stack's template. */
+    @SuppressWarnings("unchecked")
+    static int resourceCount(CloudFormationStackArtifact artifact) {
+        Map<String, Object> template = (Map<String, Object>) artifact.getTemplate();
+        Object resources = template.get("Resources");
+        return resources instanceof Map<?, ?> map ? map.size() : 0;
     }
 
     /**

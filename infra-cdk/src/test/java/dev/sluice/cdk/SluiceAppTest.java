@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
+import software.amazon.awscdk.assertions.Template;
 
 class SluiceAppTest {
 
@@ -34,6 +35,27 @@ class SluiceAppTest {
         List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), root);
 
         assertThat(stacks).extracting(PipelineStack::getStackName).containsExactlyInAnyOrderElementsOf(pipelines);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void synthesisSummaryEndsWithTheStackAndResourceCounts() throws IOException {
+        App app = TestApps.app(dir);
+        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        int resources = 0;
+        for (PipelineStack stack : stacks) {
+            Map<String, Object> template = Template.fromStack(stack).toJSON();
+            resources += ((Map<String, Object>) template.get("Resources")).size();
+        }
+        assertThat(resources).isGreaterThan(stacks.size());
+
+        List<String> summary = SluiceApp.summary(app.synth(), stacks);
+
+        assertThat(summary.get(summary.size() - 1))
+                .isEqualTo("RESULT stacks=" + stacks.size() + " resources=" + resources);
+        assertThat(summary)
+                .anyMatch(line -> line.startsWith("  sluice-payments: ") && line.contains("dashboard sluice-payments"))
+                .anyMatch(line -> line.contains("stage 'page-counts' not deployed"));
     }
 
     @Test
