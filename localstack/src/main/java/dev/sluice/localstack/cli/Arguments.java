@@ -77,4 +77,38 @@ final class Arguments {
             throw new UsageException("option --" + name + " must be a whole number, got '" + value + "'");
         }
     }
+
+    long positiveLong(String name, long otherwise) {
+        String value = values.get(name);
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            long n = Long.parseLong(value.replace("_", "").replace(",", ""));
+            if (n <= 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException("option --" + name + " must be a positive whole number, got '" + value + "'");
+        }
+    }
+
+    /** A decimal number above zero ({@code positive}) or of zero or more. */
+    double number(String name, double otherwise, boolean positive) {
+        String value = values.get(name);
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            double n = Double.parseDouble(value.replace("_", "").replace(",", ""));
+            if (!Double.isFinite(n) || n < 0 || (positive && n == 0)) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException("option --" + name + " must be a number " + (positive ? "above 0" : "of 0 or more")
+                    + ", got '" + value + "'");
+        }
+    }
 }

@@ -22,6 +22,10 @@ import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
 import dev.sluice.localstack.reconcile.Reconciler;
 import dev.sluice.localstack.reconcile.Reconciliation;
+import dev.sluice.planner.CapacityPlanner;
+import dev.sluice.planner.PlanInputs;
+import dev.sluice.planner.PlanReport;
+import dev.sluice.planner.PriceTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +43,10 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-/** The {@code ./sluice} launcher: {@code demo}, {@code faults}, {@code up} and {@code invoke} on the local stack. */
+/**
+ * The {@code ./sluice} launcher: {@code demo}, {@code faults}, {@code up} and {@code invoke} on the local stack;
+ * {@code plan}, the capacity planner, needs none of it.
+ */
 public final class SluiceCli {
 
     static final String USAGE = """
@@ -49,7 +56,12 @@ public final class SluiceCli {
                                              run the fault suite on payments and reconcile every scenario (default 1,000 events each)
               up                             start local AWS with every pipeline deployed; stop with Ctrl-C
               invoke --event FILE [--pipeline P] [--stage S]
-                                             run a stage's handler once on a Kinesis event JSON file""";
+                                             run a stage's handler once on a Kinesis event JSON file
+              plan --example payments|clickstream | --users N --events-per-day X --record-bytes B --retention-days D
+                   [--peak-events-per-day Y] [--stream-retention-hours H] [--fan-out-consumers C] [--headroom F]
+                   [--parallelization P] [--leases-per-worker L] [--target-latency-ms T] [--compression R]
+                   [--batch-size N] [--lambda-memory-mb M] [--lambda-ms-per-batch MS] [--price-table FILE]
+                                             capacity plan and monthly AWS cost (see load-tests/planner/README.md)""";
 
     private final Path root;
     private final PrintStream out;
@@ -82,6 +94,7 @@ public final class SluiceCli {
                 case "faults" -> faults(new Arguments(command, rest, Set.of("scenario", "events"), Set.of()));
                 case "up" -> up(new Arguments(command, rest, Set.of(), Set.of()));
                 case "invoke" -> invoke(new Arguments(command, rest, Set.of("event", "pipeline", "stage"), Set.of()));
+                case "plan" -> plan(new Arguments(command, rest, PLAN_OPTIONS, Set.of()));
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
                     yield 0;
@@ -99,6 +112,87 @@ public final class SluiceCli {
             err.println("sluice: " + e.getMessage());
             return 1;
         }
+    }
+
+    // plan
+
+    private static final Set<String> PLAN_OPTIONS = Set.of(
+            "example",
+            "users",
+            "events-per-day",
+            "peak-events-per-day",
+            "record-bytes",
+            "retention-days",
+            "stream-retention-hours",
+            "fan-out-consumers",
+            "headroom",
+            "parallelization",
+            "leases-per-worker",
+            "target-latency-ms",
+            "compression",
+            "batch-size",
+            "lambda-memory-mb",
+            "lambda-ms-per-batch",
+            "price-table");
+
+    private int plan(Arguments args) {
+        String example = args.get("example");
+        PlanInputs.Builder inputs;
+        if (example != null) {
+            if (!PlanInputs.EXAMPLES.contains(example)) {
+                throw new UsageException("unknown example '" + example + "' for 'plan' (known: "
+                        + String.join(", ", PlanInputs.EXAMPLES) + ")");
+            }
+            inputs = PlanInputs.example(example);
+        } else {
+            for (String required : List.of("users", "events-per-day", "record-bytes", "retention-days")) {
+                if (args.get(required) == null) {
+                    throw new UsageException(
+                            "plan needs --" + required + " (or --example payments, --example clickstream)");
+                }
+            }
+            inputs = PlanInputs.builder();
+        }
+        if (args.get("users") != null) {
+            inputs.users(args.positiveLong("users", 1));
+        }
+        if (args.get("events-per-day") != null) {
+            inputs.eventsPerDay(args.number("events-per-day", 1, true));
+        }
+        if (args.get("peak-events-per-day") != null) {
+            inputs.peakEventsPerDay(args.number("peak-events-per-day", 1, true));
+        }
+        if (args.get("record-bytes") != null) {
+            inputs.recordBytes(args.positiveInt("record-bytes", 1));
+        }
+        if (args.get("retention-days") != null) {
+            inputs.retentionDays(args.positiveInt("retention-days", 1));
+        }
+        inputs.streamRetentionHours(args.positiveInt("stream-retention-hours", 24))
+                .fanOutConsumers(args.positiveInt("fan-out-consumers", 1))
+                .headroom(args.number("headroom", 0.25, false))
+                .parallelization(args.positiveInt("parallelization", 1))
+                .leasesPerWorker(args.positiveInt("leases-per-worker", 8))
+                .targetLatencyMs(args.positiveLong("target-latency-ms", 2_000))
+                .compression(args.number("compression", 0.2, true))
+                .batchSize(args.positiveInt("batch-size", 100))
+                .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024))
+                .lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
+        PlanInputs planInputs;
+        try {
+            planInputs = inputs.build();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("plan: " + e.getMessage());
+        }
+        String table = args.get("price-table");
+        PriceTable prices = table == null ? PriceTable.bundled() : PriceTable.load(priceTablePath(table));
+        PlanReport.lines(CapacityPlanner.plan(planInputs, prices)).forEach(out::println);
+        return 0;
+    }
+
+    private Path priceTablePath(String value) {
+        Path path = Path.of(value);
+        return path.isAbsolute() || Files.exists(path) ? path : root.resolve(value);
     }
 
     // demo

@@ -1,0 +1,55 @@
+package dev.sluice.planner;
+
+import java.util.List;
+
+/**
+ * What {@link CapacityPlanner} worked out: rates, shards and the limit that binds, consumers, storage, DynamoDB
+ * writes and the monthly cost by service. Bytes are bytes; a GB in prices is 2^30 bytes.
+ *
+ * @param shardsByRecords peak events/s ÷ 1,000, before headroom
+ * @param shardsByBytes peak bytes/s ÷ 1 MiB, before headroom
+ * @param shardsByReads read side: peak bytes/s × polling consumers ÷ 2 MiB (one consumer's worth with enhanced
+ *     fan-out), before headroom
+ * @param enhancedFanOut more than 2 consumers: each gets its own 2 MiB/s per shard, priced per consumer-shard-hour
+ * @param batchingWindowSeconds Lambda MaximumBatchingWindowInSeconds implied by the latency target (≤ T/2, whole
+ *     seconds, at most 300)
+ * @param averageBatchFill records in an average invocation
+ * @param lakeStorageBytes compressed bytes in the lake once the retention period is full
+ */
+public record CapacityPlan(
+        PlanInputs inputs,
+        PriceTable prices,
+        double avgEventsPerSecond,
+        double peakEventsPerSecond,
+        double avgBytesPerSecond,
+        double peakBytesPerSecond,
+        double shardsByRecords,
+        double shardsByBytes,
+        double shardsByReads,
+        ShardLimit bindingLimit,
+        int shards,
+        boolean enhancedFanOut,
+        int lambdaConcurrency,
+        int kclWorkers,
+        int batchingWindowSeconds,
+        double averageBatchFill,
+        double eventsPerMonth,
+        double invocationsPerMonth,
+        double streamStorageBytes,
+        double lakeStorageBytes,
+        double dynamoDbWriteUnitsPerSecondAtPeak,
+        double dynamoDbWriteUnitsPerMonth,
+        double s3PutsPerMonth,
+        double kmsRequestsPerMonth,
+        List<CostLine> costs) {
+
+    /** The sum of every cost line. */
+    public double monthlyUsd() {
+        return costs.stream().mapToDouble(CostLine::usd).sum();
+    }
+
+    /** The monthly cost spread over the month's events. */
+    public double usdPerMillionEvents() {
+        return monthlyUsd() / (eventsPerMonth / 1_000_000.0);
+    }
+}
