@@ -96,6 +96,7 @@ public class PipelineStack extends Stack {
     private final Map<String, String> skippedStages = new LinkedHashMap<>();
     private final Bucket lakeBucket;
     private final Table ledgerTable;
+    private final Personas personas;
 
     public PipelineStack(Construct scope, String id, PipelineStackProps props) {
         super(scope, id, props.stackProps());
@@ -132,6 +133,7 @@ public class PipelineStack extends Stack {
                 Annotations.of(this).addInfo("Sluice stage '" + name + "' is not deployed: " + reason);
             }
         });
+        this.personas = new Personas(this); // one IAM role per persona of the access block
     }
 
     /** Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function. */
@@ -333,6 +335,11 @@ public class PipelineStack extends Stack {
      */
     public Map<String, String> getSkippedStages() {
         return Collections.unmodifiableMap(skippedStages);
+    }
+
+    /** The persona roles generated from the definition's {@code access} block. */
+    public Personas getPersonas() {
+        return personas;
     }
 
     /** The deployed {@code consumer: lambda} stages by stage name, in declaration order. */
