@@ -72,7 +72,8 @@ public final class SluiceApp {
     }
 
     /**
-     * Adds one stack per {@code pipelines/*.yaml} under {@code root} to the app.
+     * Adds one stack per {@code pipelines/*.yaml} under {@code root} to the app, each with its
+     * cdk-nag suppressions ({@link NagSuppressionsForSluice}).
      *
      * @throws IllegalStateException when {@value #LAMBDA_ARTIFACT_CONTEXT} is not set or names no file
      */
@@ -82,8 +83,10 @@ public final class SluiceApp {
                 new DefinitionLoader(SchemaCatalog.fromDirectory(root.resolve("schemas"), new ObjectMapper()));
         List<PipelineStack> stacks = new ArrayList<>();
         for (PipelineDefinition definition : loader.loadAll(root.resolve("pipelines"))) {
-            stacks.add(new PipelineStack(
-                    app, STACK_PREFIX + definition.pipeline(), new PipelineStackProps(definition, artifact, null)));
+            PipelineStack stack = new PipelineStack(
+                    app, STACK_PREFIX + definition.pipeline(), new PipelineStackProps(definition, artifact, null));
+            NagSuppressionsForSluice.apply(stack);
+            stacks.add(stack);
         }
         return stacks;
     }
