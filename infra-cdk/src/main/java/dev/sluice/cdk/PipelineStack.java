@@ -70,6 +70,9 @@ public class PipelineStack extends Stack {
     /** Days a deleted or overwritten lake object stays recoverable as a noncurrent version. */
     public static final int LAKE_NONCURRENT_VERSION_DAYS = 7;
 
+    /** Days the lake bucket's server access logs are kept. */
+    public static final int LAKE_ACCESS_LOG_DAYS = 365;
+
     /** Days before an unfinished multipart upload to the lake is aborted. */
     public static final int LAKE_ABORT_MULTIPART_DAYS = 1;
 
@@ -97,6 +100,8 @@ public class PipelineStack extends Stack {
     private final Bucket lakeBucket;
     private final Table ledgerTable;
     private final Observability observability;
+    private Bucket lakeAccessLogs;
+    private final Personas personas;
 
     public PipelineStack(Construct scope, String id, PipelineStackProps props) {
         super(scope, id, props.stackProps());
@@ -135,6 +140,7 @@ public class PipelineStack extends Stack {
         });
 
         this.observability = new Observability(this);
+        this.personas = new Personas(this); // one IAM role per persona of the access block
     }
 
     /** Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function. */
@@ -225,7 +231,23 @@ public class PipelineStack extends Stack {
             }
             rules.add(rule.build());
         });
+        // server access logs of the lake (S3 delivers them to SSE-S3 buckets only), kept a year
+        this.lakeAccessLogs = Bucket.Builder.create(this, "LakeAccessLogs")
+                .encryption(BucketEncryption.S3_MANAGED)
+                .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
+                // the CDK grants S3 log delivery through the LogDeliveryWrite ACL without the
+                // serverAccessLogsUseBucketPolicy feature flag (none is set), which needs ObjectWriter
+                .objectOwnership(ObjectOwnership.OBJECT_WRITER)
+                .enforceSsl(true)
+                .minimumTlsVersion(1.2)
+                .lifecycleRules(List.of(LifecycleRule.builder()
+                        .id("expire-access-logs")
+                        .expiration(Duration.days(LAKE_ACCESS_LOG_DAYS))
+                        .build()))
+                .build();
         return Bucket.Builder.create(this, "LakeBucket")
+                .serverAccessLogsBucket(lakeAccessLogs)
+                .serverAccessLogsPrefix("lake/")
                 .encryption(BucketEncryption.KMS)
                 .encryptionKey(key)
                 .bucketKeyEnabled(true)
@@ -311,6 +333,11 @@ public class PipelineStack extends Stack {
         return Optional.ofNullable(lakeBucket);
     }
 
+    /** The bucket receiving the lake bucket's server access logs; empty when there is no lake bucket. */
+    public Optional<Bucket> getLakeAccessLogsBucket() {
+        return Optional.ofNullable(lakeAccessLogs);
+    }
+
     /**
      * The lake sink's commit ledger ({@link dev.sluice.core.definition.EnvironmentNames#LEDGER_TABLE}):
      * per lake prefix, stream, shard and event hour, the last position committed to the lake and the
@@ -336,6 +363,11 @@ public class PipelineStack extends Stack {
      */
     public Map<String, String> getSkippedStages() {
         return Collections.unmodifiableMap(skippedStages);
+    }
+
+    /** The persona roles generated from the definition's {@code access} block. */
+    public Personas getPersonas() {
+        return personas;
     }
 
     /** The deployed {@code consumer: lambda} stages by stage name, in declaration order. */

@@ -63,21 +63,31 @@ public final class SluiceApp {
         }
         App app = new App(props.build());
         List<PipelineStack> stacks = addPipelines(app, root);
+        NagChecks.apply(app); // findings are annotations: counted below, errors also shown by the CDK CLI
         CloudAssembly assembly = app.synth();
         summary(assembly, stacks).forEach(System.out::println);
     }
 
     /**
      * What a synthesis produced, for people and scripts: which stacks went where, per stack its
-     * resources, dashboard, alarms and undeployed stages, and a last line {@code RESULT stacks=N
-     * resources=N} (resources summed over the stacks' templates).
+     * resources, dashboard, alarms, cdk-nag findings and undeployed stages, and a last line {@code
+     * RESULT stacks=N resources=N nag_errors=N nag_warnings=N nag_suppressed=N} (resources summed
+     * over the stacks' templates; the cdk-nag AwsSolutions and Serverless packs must have been
+     * {@linkplain NagChecks#apply applied} to the app).
      */
     static List<String> summary(CloudAssembly assembly, List<PipelineStack> stacks) {
         List<String> lines = new ArrayList<>();
         lines.add("Synthesized " + stacks.size() + " pipeline stack(s) into " + assembly.getDirectory() + ": "
                 + stacks.stream().map(PipelineStack::getStackName).toList());
         int total = 0;
+        int errors = 0;
+        int warnings = 0;
+        int suppressed = 0;
         for (PipelineStack stack : stacks) {
+            NagChecks.Counts nag = NagChecks.count(stack);
+            errors += nag.errors();
+            warnings += nag.warnings();
+            suppressed += nag.suppressed();
             int resources = resourceCount(assembly.getStackByName(stack.getStackName()));
             total += resources;
             Observability observability = stack.getObservability();
@@ -85,11 +95,14 @@ public final class SluiceApp {
                     + Observability.dashboardName(stack.getDefinition().pipeline()) + ", "
                     + observability.getAlarms().size() + " alarms -> SNS topic (output "
                     + Observability.ALARM_TOPIC_OUTPUT + ")");
+            lines.add("  " + stack.getStackName() + ": cdk-nag " + nag.errors() + " errors, " + nag.warnings()
+                    + " warnings, " + nag.suppressed() + " suppressed with reasons (NagSuppressionsForSluice)");
             stack.getSkippedStages()
                     .forEach((stage, reason) ->
                             lines.add("  " + stack.getStackName() + ": stage '" + stage + "' not deployed: " + reason));
         }
-        lines.add("RESULT stacks=" + stacks.size() + " resources=" + total);
+        lines.add("RESULT stacks=" + stacks.size() + " resources=" + total + " nag_errors=" + errors + " nag_warnings="
+                + warnings + " nag_suppressed=" + suppressed);
         return lines;
     }
 
@@ -102,7 +115,8 @@ public final class SluiceApp {
     }
 
     /**
-     * Adds one stack per {@code pipelines/*.yaml} under {@code root} to the app.
+     * Adds one stack per {@code pipelines/*.yaml} under {@code root} to the app, each with its
+     * cdk-nag suppressions ({@link NagSuppressionsForSluice}).
      *
      * @throws IllegalStateException when {@value #LAMBDA_ARTIFACT_CONTEXT} is not set or names no file
      */
@@ -112,8 +126,10 @@ public final class SluiceApp {
                 new DefinitionLoader(SchemaCatalog.fromDirectory(root.resolve("schemas"), new ObjectMapper()));
         List<PipelineStack> stacks = new ArrayList<>();
         for (PipelineDefinition definition : loader.loadAll(root.resolve("pipelines"))) {
-            stacks.add(new PipelineStack(
-                    app, STACK_PREFIX + definition.pipeline(), new PipelineStackProps(definition, artifact, null)));
+            PipelineStack stack = new PipelineStack(
+                    app, STACK_PREFIX + definition.pipeline(), new PipelineStackProps(definition, artifact, null));
+            NagSuppressionsForSluice.apply(stack);
+            stacks.add(stack);
         }
         return stacks;
     }

@@ -53,7 +53,7 @@ class ClickstreamPipelineStackTest {
         template.resourceCountIs("AWS::DynamoDB::Table", 3);
         assertThat(stack.getLedgerTable()).isPresent();
         template.resourceCountIs("AWS::SQS::Queue", 1);
-        template.resourceCountIs("AWS::S3::Bucket", 1);
+        template.resourceCountIs("AWS::S3::Bucket", 2); // the lake bucket and its access logs
         template.resourceCountIs("AWS::SecretsManager::Secret", 1);
         template.hasResourceProperties(
                 "AWS::Kinesis::Stream",

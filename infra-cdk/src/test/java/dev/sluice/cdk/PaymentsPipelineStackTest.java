@@ -53,7 +53,16 @@ class PaymentsPipelineStackTest {
         // the serving tables and the lake's commit ledger
         template.resourceCountIs("AWS::DynamoDB::Table", definition.tables().size() + 1);
         template.resourceCountIs("AWS::SQS::Queue", definition.queues().size());
-        template.resourceCountIs("AWS::S3::Bucket", 1);
+        template.resourceCountIs("AWS::S3::Bucket", 2); // the lake and its access logs
+        template.hasResourceProperties(
+                "AWS::S3::Bucket",
+                Map.of(
+                        "LoggingConfiguration",
+                        Map.of(
+                                "DestinationBucketName",
+                                TestApps.ref(stack.getLakeAccessLogsBucket().orElseThrow()),
+                                "LogFilePrefix",
+                                "lake/")));
         template.resourceCountIs("AWS::Lambda::Function", 1);
         template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
         template.resourceCountIs("AWS::KMS::Key", 1);

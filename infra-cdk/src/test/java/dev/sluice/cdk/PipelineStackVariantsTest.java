@@ -236,7 +236,7 @@ class PipelineStackVariantsTest {
     void referenceObjectGetsABucketEvenWithoutLakes() {
         assertThat(lookups.getDefinition().lakes()).isEmpty();
         assertThat(lookups.getLakeBucket()).isPresent();
-        lookupsTemplate.resourceCountIs("AWS::S3::Bucket", 1);
+        lookupsTemplate.resourceCountIs("AWS::S3::Bucket", 2); // the lake bucket and its access logs
     }
 
     @Test

@@ -42,20 +42,26 @@ class SluiceAppTest {
     void synthesisSummaryEndsWithTheStackAndResourceCounts() throws IOException {
         App app = TestApps.app(dir);
         List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        NagChecks.apply(app);
         int resources = 0;
+        int suppressed = 0;
         for (PipelineStack stack : stacks) {
             Map<String, Object> template = Template.fromStack(stack).toJSON();
             resources += ((Map<String, Object>) template.get("Resources")).size();
+            suppressed += NagChecks.suppressed(stack).size();
         }
+        assertThat(suppressed).isPositive();
         assertThat(resources).isGreaterThan(stacks.size());
 
         List<String> summary = SluiceApp.summary(app.synth(), stacks);
 
         assertThat(summary.get(summary.size() - 1))
-                .isEqualTo("RESULT stacks=" + stacks.size() + " resources=" + resources);
+                .isEqualTo("RESULT stacks=" + stacks.size() + " resources=" + resources
+                        + " nag_errors=0 nag_warnings=0 nag_suppressed=" + suppressed);
         assertThat(summary)
                 .anyMatch(line -> line.startsWith("  sluice-payments: ") && line.contains("dashboard sluice-payments"))
-                .anyMatch(line -> line.contains("stage 'page-counts' not deployed"));
+                .anyMatch(line -> line.contains("stage 'page-counts' not deployed"))
+                .anyMatch(line -> line.startsWith("  sluice-payments: cdk-nag 0 errors, 0 warnings, "));
     }
 
     @Test

@@ -1,0 +1,179 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.LakeDefinition;
+import dev.sluice.core.definition.Persona;
+import dev.sluice.core.definition.SinkDefinition;
+import io.github.cdklabs.cdknag.NagPackSuppression;
+import io.github.cdklabs.cdknag.NagSuppressions;
+import java.util.ArrayList;
+import java.util.List;
+import software.amazon.awscdk.CfnElement;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.constructs.IConstruct;
+
+/**
+ * Every cdk-nag suppression of a pipeline stack, in one place: each names one resource (never a
+ * stack or a subtree), one rule, the findings it covers ({@code appliesTo}, for the IAM rules) and
+ * why the finding is intended. {@link SluiceApp#addPipelines} applies them to every stack.
+ */
+public final class NagSuppressionsForSluice {
+
+    /** One suppression: a rule on one resource, with its reason and, for IAM4/IAM5, the exact findings. */
+    public record Suppression(IConstruct resource, String ruleId, String reason, List<String> appliesTo) {
+        /** The construct path of the suppressed resource. */
+        public String path() {
+            return resource.getNode().getPath();
+        }
+    }
+
+    static final String KMS_WILDCARDS = "the grant helpers' key actions (kms:GenerateDataKey*, kms:ReEncrypt*),"
+            + " on the pipeline key's ARN only";
+
+    private NagSuppressionsForSluice() {}
+
+    /** Applies {@link #of(PipelineStack)} to the stack's resources. */
+    public static void apply(PipelineStack stack) {
+        for (Suppression s : of(stack)) {
+            NagPackSuppression.Builder suppression =
+                    NagPackSuppression.builder().id(s.ruleId()).reason(s.reason());
+            if (!s.appliesTo().isEmpty()) {
+                suppression.appliesTo(new ArrayList<>(s.appliesTo()));
+            }
+            NagSuppressions.addResourceSuppressions(s.resource(), List.of(suppression.build()), false);
+        }
+    }
+
+    /** The suppressions of this stack. */
+    public static List<Suppression> of(PipelineStack stack) {
+        List<Suppression> out = new ArrayList<>();
+        stack.getStreams()
+                .values()
+                .forEach(stream -> out.add(new Suppression(
+                        stream,
+                        "AwsSolutions-KDS3",
+                        "encrypted with the pipeline's customer-managed key (rotation on), deliberately not the"
+                                + " AWS-managed aws/kinesis key",
+                        List.of())));
+        stack.getQueues().values().forEach(queue -> {
+            String reason = "this queue is the pipeline's dead-letter queue; a dead-letter queue of its own would"
+                    + " only move raw records further";
+            out.add(new Suppression(queue, "AwsSolutions-SQS3", reason, List.of()));
+            out.add(new Suppression(queue, "Serverless-SQSRedrivePolicy", reason, List.of()));
+        });
+        stack.getSecrets()
+                .values()
+                .forEach(secret -> out.add(new Suppression(
+                        secret,
+                        "AwsSolutions-SMG4",
+                        "tokenization key: rotating it would change every token and break joins across"
+                                + " time; it is generated at deployment and retained",
+                        List.of())));
+        stack.getLakeAccessLogsBucket()
+                .ifPresent(logs -> out.add(new Suppression(
+                        logs,
+                        "AwsSolutions-S1",
+                        "this bucket is the lake bucket's server access log target; logging its own accesses"
+                                + " would log the log deliveries",
+                        List.of())));
+        String bucketArn =
+                stack.getLakeBucket().map(NagSuppressionsForSluice::arnToken).orElse(null);
+        stack.getLambdaStages().values().forEach(stage -> {
+            String runtime = "Java 21 (LTS) is the runtime the Lambda artifact is built and tested for; a newer"
+                    + " runtime comes with its own validation";
+            out.add(new Suppression(stage.getFunction(), "AwsSolutions-L1", runtime, List.of()));
+            out.add(new Suppression(stage.getFunction(), "Serverless-LambdaLatestVersion", runtime, List.of()));
+            out.add(new Suppression(
+                    stage.getFunction(),
+                    "Serverless-LambdaDLQ",
+                    "invoked only by its Kinesis event-source mapping, whose on-failure destination is the stage's"
+                            + " dead-letter queue; a function DLQ serves asynchronous invocations only",
+                    List.of()));
+            out.add(new Suppression(
+                    stage.getFunction(),
+                    "Serverless-LambdaTracing",
+                    "X-Ray tracing comes with the observability work (it needs xray:PutTraceSegments on *);"
+                            + " the stages publish their own metrics",
+                    List.of()));
+            Role role = (Role) stage.getFunction().getRole();
+            out.add(new Suppression(
+                    role,
+                    "AwsSolutions-IAM4",
+                    "AWSLambdaBasicExecutionRole: only log stream creation and log writes, into the function's own"
+                            + " KMS-encrypted log group",
+                    List.of("Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")));
+            List<String> wildcards = new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*"));
+            for (SinkDefinition sink :
+                    stack.getDefinition().stages().get(stage.getStageName()).sinks()) {
+                if (sink.kind() == SinkDefinition.Kind.LAKE) {
+                    LakeDefinition lake = stack.getDefinition().lakes().get(sink.lake());
+                    wildcards.addAll(List.of(
+                            "Action::s3:Abort*",
+                            "Action::s3:GetBucket*",
+                            "Action::s3:GetObject*",
+                            "Action::s3:List*",
+                            "Resource::" + bucketArn + "/" + lake.prefix() + "*"));
+                }
+            }
+            policy(role)
+                    .ifPresent(policy -> out.add(new Suppression(
+                            policy,
+                            "AwsSolutions-IAM5",
+                            KMS_WILDCARDS + "; on its lake prefix the bucket grant helpers' read and put actions"
+                                    + " (no delete), on the objects under that prefix only",
+                            wildcards.stream().distinct().toList())));
+        });
+        Personas personas = stack.getPersonas();
+        List<String> admin = new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*"));
+        if (bucketArn != null) {
+            admin.addAll(List.of(
+                    "Action::s3:Abort*",
+                    "Action::s3:DeleteObject*",
+                    "Action::s3:GetBucket*",
+                    "Action::s3:GetObject*",
+                    "Action::s3:List*",
+                    "Resource::" + bucketArn + "/*"));
+        }
+        policy(personas.getRole(Persona.ADMIN))
+                .ifPresent(policy -> out.add(new Suppression(
+                        policy,
+                        "AwsSolutions-IAM5",
+                        "admin persona: read and write the whole lake bucket of this pipeline (all its objects) and "
+                                + KMS_WILDCARDS,
+                        admin)));
+        for (Persona reader : List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST)) {
+            List<String> prefixes = stack.getDefinition().personas().getOrDefault(reader, List.of()).stream()
+                    .filter(name -> stack.getDefinition().lakes().containsKey(name))
+                    .map(name -> "Resource::" + bucketArn + "/"
+                            + stack.getDefinition().lakes().get(name).prefix() + "*")
+                    .toList();
+            if (!prefixes.isEmpty()) {
+                policy(personas.getRole(reader))
+                        .ifPresent(policy -> out.add(new Suppression(
+                                policy,
+                                "AwsSolutions-IAM5",
+                                reader.yamlName() + " persona: s3:GetObject on the objects under the lake prefixes"
+                                        + " listed for it in access, nothing else of the bucket",
+                                prefixes)));
+            }
+        }
+        policy(personas.getRole(Persona.VIEWER))
+                .ifPresent(policy -> out.add(new Suppression(
+                        policy,
+                        "AwsSolutions-IAM5",
+                        "viewer persona: CloudWatch ListDashboards, GetMetricData, ListMetrics, DescribeAlarms and"
+                                + " the other read actions it needs support no resource narrower than *",
+                        List.of("Resource::*"))));
+        return out;
+    }
+
+    private static java.util.Optional<IConstruct> policy(Role role) {
+        return java.util.Optional.ofNullable(role.getNode().tryFindChild("DefaultPolicy"));
+    }
+
+    /** How cdk-nag writes a bucket's ARN in a finding: {@code <LogicalId.Arn>}. */
+    private static String arnToken(Bucket bucket) {
+        return "<" + Stack.of(bucket).getLogicalId((CfnElement) bucket.getNode().getDefaultChild()) + ".Arn>";
+    }
+}

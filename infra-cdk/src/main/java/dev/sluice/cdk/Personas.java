@@ -1,0 +1,195 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.Classification;
+import dev.sluice.core.definition.LakeDefinition;
+import dev.sluice.core.definition.Persona;
+import dev.sluice.core.definition.PipelineDefinition;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.services.iam.AccountRootPrincipal;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.kinesis.Stream;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.constructs.Construct;
+
+/**
+ * One IAM role per {@link Persona}, generated from the pipeline's {@code access} block, each with
+ * least privilege on the pipeline's own resource ARNs:
+ *
+ * <ul>
+ *   <li>{@code admin}: read and write every stream, table (the lake ledger included), the lake
+ *       bucket and every queue, read the secrets, encrypt and decrypt with the pipeline key —
+ *       whatever {@code access} says;
+ *   <li>{@code pipeline-developer} and {@code analyst}: read the streams, lakes and tables listed
+ *       for them — streams with {@link #STREAM_READ_ACTIONS}, lakes with {@code s3:GetObject} on
+ *       {@code <bucket>/<prefix>*} and {@code s3:ListBucket} under that prefix, tables with {@link
+ *       #TABLE_READ_ACTIONS} — and decrypt with the key;
+ *   <li>{@code source-operator}: {@link #SOURCE_WRITE_ACTIONS} on the streams listed for it and
+ *       {@code kms:GenerateDataKey} on the key;
+ *   <li>{@code viewer}: {@link #VIEWER_ACTIONS} (CloudWatch dashboards, metrics and alarms), which
+ *       AWS only grants on {@code *}.
+ * </ul>
+ *
+ * <p>Restricted data is never granted to a non-admin persona: a {@code restricted} stream is read
+ * only by the stage that masks it, dead-letter queues hold raw records, secrets are never listed.
+ * When {@code access} lists such a resource for a reading persona (or a resource kind the persona
+ * cannot use, such as a table for {@code source-operator}), no grant is made and the skip is
+ * recorded with its reason in {@link #getSkippedGrants()} and as an info annotation.
+ *
+ * <p>Every role trusts the account ({@link AccountRootPrincipal}): the account's administrators
+ * decide, with their own IAM policies ({@code sts:AssumeRole} on the role's ARN) or SSO permission
+ * sets, who may take which persona.
+ */
+public final class Personas extends Construct {
+
+    /** What a reading persona may do on a stream it is given. */
+    public static final List<String> STREAM_READ_ACTIONS = List.of(
+            "kinesis:DescribeStreamSummary",
+            "kinesis:DescribeStream",
+            "kinesis:ListShards",
+            "kinesis:GetShardIterator",
+            "kinesis:GetRecords",
+            "kinesis:SubscribeToShard",
+            "kinesis:DescribeStreamConsumer");
+
+    /** What a reading persona may do on a serving table it is given. */
+    public static final List<String> TABLE_READ_ACTIONS =
+            List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:DescribeTable");
+
+    /** What the source operator may do on its source streams, and nothing more. */
+    public static final List<String> SOURCE_WRITE_ACTIONS = List.of("kinesis:PutRecord", "kinesis:PutRecords");
+
+    /** CloudWatch read actions of the viewer; AWS supports no narrower resource than {@code *} for most of them. */
+    public static final List<String> VIEWER_ACTIONS = List.of(
+            "cloudwatch:GetDashboard",
+            "cloudwatch:ListDashboards",
+            "cloudwatch:GetMetricData",
+            "cloudwatch:GetMetricStatistics",
+            "cloudwatch:ListMetrics",
+            "cloudwatch:DescribeAlarms",
+            "cloudwatch:DescribeAlarmHistory");
+
+    /** Why a restricted stream is not granted. */
+    public static final String RESTRICTED_STREAM = "restricted stream: only the stage that masks it reads it";
+
+    /** Why a queue is not granted. */
+    public static final String DEAD_LETTER_QUEUE = "dead-letter queue: holds raw records";
+
+    private final PipelineStack stack;
+    private final Map<Persona, Role> roles = new EnumMap<>(Persona.class);
+    private final Map<Persona, Map<String, String>> skipped = new EnumMap<>(Persona.class);
+
+    Personas(PipelineStack stack) {
+        super(stack, "Personas");
+        this.stack = stack;
+        PipelineDefinition definition = stack.getDefinition();
+        Map<Persona, List<String>> access = definition.personas();
+        for (Persona persona : Persona.values()) {
+            Role role = Role.Builder.create(this, LogicalNames.pascal(persona.yamlName()))
+                    .assumedBy(new AccountRootPrincipal())
+                    .description("Sluice pipeline " + definition.pipeline() + ": persona " + persona.yamlName())
+                    .build();
+            roles.put(persona, role);
+            List<String> listed = access.getOrDefault(persona, List.of());
+            switch (persona) {
+                case ADMIN -> grantAdmin(role);
+                case PIPELINE_DEVELOPER, ANALYST -> listed.forEach(name -> grantRead(persona, role, name));
+                case SOURCE_OPERATOR -> listed.forEach(name -> grantSourceWrite(persona, role, name));
+                case VIEWER ->
+                    role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                            .actions(VIEWER_ACTIONS)
+                            .resources(List.of("*"))
+                            .build());
+            }
+        }
+    }
+
+    private void grantAdmin(Role role) {
+        stack.getStreams().values().forEach(stream -> stream.grantReadWrite(role));
+        stack.getTables().values().forEach(table -> table.grantReadWriteData(role));
+        stack.getLedgerTable().ifPresent(table -> table.grantReadWriteData(role));
+        stack.getLakeBucket().ifPresent(bucket -> bucket.grantReadWrite(role));
+        stack.getQueues().values().forEach(queue -> {
+            queue.grantSendMessages(role);
+            queue.grantConsumeMessages(role);
+        });
+        stack.getSecrets().values().forEach(secret -> secret.grantRead(role));
+        stack.getEncryptionKey().grantEncryptDecrypt(role);
+    }
+
+    private void grantRead(Persona persona, Role role, String name) {
+        PipelineDefinition definition = stack.getDefinition();
+        if (definition.streams().containsKey(name)) {
+            if (definition.streams().get(name).classification() == Classification.RESTRICTED) {
+                skip(persona, name, RESTRICTED_STREAM);
+                return;
+            }
+            Stream stream = stack.getStream(name);
+            role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                    .actions(STREAM_READ_ACTIONS)
+                    .resources(List.of(stream.getStreamArn()))
+                    .build());
+        } else if (definition.lakes().containsKey(name)) {
+            LakeDefinition lake = definition.lakes().get(name);
+            Bucket bucket = stack.getLakeBucket().orElseThrow();
+            role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                    .actions(List.of("s3:GetObject"))
+                    .resources(List.of(bucket.arnForObjects(lake.prefix() + "*")))
+                    .build());
+            role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                    .actions(List.of("s3:ListBucket"))
+                    .resources(List.of(bucket.getBucketArn()))
+                    .conditions(Map.of("StringLike", Map.of("s3:prefix", List.of(lake.prefix() + "*"))))
+                    .build());
+        } else if (definition.tables().containsKey(name)) {
+            stack.getTable(name).grant(role, TABLE_READ_ACTIONS.toArray(String[]::new));
+        } else {
+            skip(persona, name, DEAD_LETTER_QUEUE);
+            return;
+        }
+        stack.getEncryptionKey().grantDecrypt(role);
+    }
+
+    private void grantSourceWrite(Persona persona, Role role, String name) {
+        if (!stack.getDefinition().streams().containsKey(name)) {
+            skip(persona, name, "source-operator writes to streams only");
+            return;
+        }
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(SOURCE_WRITE_ACTIONS)
+                .resources(List.of(stack.getStream(name).getStreamArn()))
+                .build());
+        stack.getEncryptionKey().grant(role, "kms:GenerateDataKey");
+    }
+
+    private void skip(Persona persona, String resource, String reason) {
+        skipped.computeIfAbsent(persona, p -> new LinkedHashMap<>()).put(resource, reason);
+        Annotations.of(this)
+                .addInfo("Sluice persona '" + persona.yamlName() + "' gets no access to '" + resource + "': " + reason);
+    }
+
+    /** The role of each persona. */
+    public Map<Persona, Role> getRoles() {
+        return Collections.unmodifiableMap(roles);
+    }
+
+    /** The role of this persona. */
+    public Role getRole(Persona persona) {
+        return roles.get(persona);
+    }
+
+    /**
+     * The grants {@code access} asked for and that were not made, by persona, then resource name,
+     * with the reason; personas without skips are absent.
+     */
+    public Map<Persona, Map<String, String>> getSkippedGrants() {
+        Map<Persona, Map<String, String>> out = new EnumMap<>(Persona.class);
+        skipped.forEach((persona, resources) -> out.put(persona, Collections.unmodifiableMap(resources)));
+        return Collections.unmodifiableMap(out);
+    }
+}

@@ -1,0 +1,262 @@
+package dev.sluice.cdk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.definition.Persona;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Template;
+import software.constructs.IConstruct;
+
+/**
+ * The persona matrix: for each persona of both pipelines and each resource, what its role's
+ * policies allow, read from the synthesized template.
+ */
+class PersonasTest {
+
+    @TempDir
+    static Path dir;
+
+    static PipelineStack payments;
+    static PipelineStack clickstream;
+    static PipelineStack wide;
+    static Template paymentsTemplate;
+    static Template clickstreamTemplate;
+    static Template wideTemplate;
+
+    static final List<String> READ = List.of(
+            "kinesis:GetRecords",
+            "dynamodb:GetItem",
+            "dynamodb:Query",
+            "dynamodb:Scan",
+            "s3:GetObject",
+            "sqs:ReceiveMessage",
+            "secretsmanager:GetSecretValue");
+    static final List<String> WRITE = List.of(
+            "kinesis:PutRecord",
+            "kinesis:PutRecords",
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "s3:PutObject",
+            "s3:DeleteObject",
+            "sqs:SendMessage");
+
+    @BeforeAll
+    static void synthesize() throws Exception {
+        App app = TestApps.app(dir);
+        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        payments = stacks.stream()
+                .filter(s -> s.getDefinition().pipeline().equals("payments"))
+                .findFirst()
+                .orElseThrow();
+        clickstream = stacks.stream()
+                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
+                .findFirst()
+                .orElseThrow();
+        // payments, with access asking for restricted data and resources the personas cannot use
+        String yaml = Files.readString(SluiceRoot.locate().resolve("pipelines/payments.yaml"))
+                .replace("analyst: [payments-lake,", "analyst: [payments-raw, payments-dlq, payments-lake,")
+                .replace(
+                        "pipeline-developer: [payments-lake,",
+                        "pipeline-developer: [payments-raw, payments-dlq, payments-lake,")
+                .replace("source-operator: [payments-raw]", "source-operator: [payments-raw, payments-by-id]");
+        wide = new PipelineStack(
+                app,
+                "sluice-payments-wide",
+                new PipelineStackProps(
+                        TestApps.loader().parse("payments.yaml", yaml), SluiceApp.lambdaArtifact(app), null));
+        paymentsTemplate = Template.fromStack(payments);
+        clickstreamTemplate = Template.fromStack(clickstream);
+        wideTemplate = Template.fromStack(wide);
+    }
+
+    /** Whether the persona's role allows any of these actions on the resource (or on {@code *}). */
+    static boolean allows(Template template, PipelineStack stack, Persona persona, List<String> actions, IConstruct r) {
+        String id = TestApps.logicalId(r);
+        return TemplateQueries.statementsOf(template, stack.getPersonas().getRole(persona)).stream()
+                .filter(s -> "Allow".equals(s.get("Effect")))
+                .filter(s -> TemplateQueries.actions(s).stream()
+                        .map(String::valueOf)
+                        .anyMatch(granted -> actions.stream().anyMatch(a -> matches(granted, a))))
+                .anyMatch(s -> TemplateQueries.strings(TemplateQueries.resources(s)).stream()
+                        .anyMatch(text -> text.equals("*") || text.equals(id)));
+    }
+
+    static boolean reads(Template template, PipelineStack stack, Persona persona, IConstruct resource) {
+        return allows(template, stack, persona, READ, resource);
+    }
+
+    static boolean writes(Template template, PipelineStack stack, Persona persona, IConstruct resource) {
+        return allows(template, stack, persona, WRITE, resource);
+    }
+
+    private static boolean matches(String granted, String action) {
+        String regex = Pattern.quote(granted).replace("*", "\\E.*\\Q");
+        return action.matches(regex);
+    }
+
+    @Test
+    void paymentsMatrix() {
+        Template t = paymentsTemplate;
+        PipelineStack s = payments;
+        IConstruct raw = s.getStream("payments-raw");
+        IConstruct dlq = s.getQueue("payments-dlq");
+        IConstruct secret = s.getSecret("tokenization-key");
+        IConstruct lake = s.getLakeBucket().orElseThrow();
+        IConstruct byId = s.getTable("payments-by-id");
+        IConstruct spend = s.getTable("spend-per-currency-hourly");
+        for (IConstruct r : List.of(raw, dlq, secret, lake, byId, spend)) {
+            assertThat(reads(t, s, Persona.ADMIN, r)).as("admin reads " + r).isTrue();
+        }
+        for (IConstruct r : List.of(raw, dlq, lake, byId, spend)) {
+            assertThat(writes(t, s, Persona.ADMIN, r)).as("admin writes " + r).isTrue();
+        }
+        for (Persona reader : List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST)) {
+            for (IConstruct r : List.of(lake, byId, spend)) {
+                assertThat(reads(t, s, reader, r)).as(reader + " reads " + r).isTrue();
+                assertThat(writes(t, s, reader, r)).as(reader + " writes " + r).isFalse();
+            }
+        }
+        for (Persona persona :
+                List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST, Persona.SOURCE_OPERATOR, Persona.VIEWER)) {
+            for (IConstruct r : List.of(raw, dlq, secret)) {
+                assertThat(reads(t, s, persona, r))
+                        .as(persona + " reads restricted " + r)
+                        .isFalse();
+            }
+        }
+        assertThat(writes(t, s, Persona.SOURCE_OPERATOR, raw)).isTrue();
+        for (IConstruct r : List.of(lake, byId, spend, dlq, secret)) {
+            assertThat(reads(t, s, Persona.SOURCE_OPERATOR, r) || writes(t, s, Persona.SOURCE_OPERATOR, r))
+                    .as("source-operator touches " + r)
+                    .isFalse();
+            assertThat(reads(t, s, Persona.VIEWER, r) || writes(t, s, Persona.VIEWER, r))
+                    .as("viewer touches " + r)
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void clickstreamMatrix() {
+        Template t = clickstreamTemplate;
+        PipelineStack s = clickstream;
+        IConstruct raw = s.getStream("clicks-raw");
+        IConstruct byPage = s.getStream("clicks-by-page");
+        IConstruct dlq = s.getQueue("clicks-dlq");
+        IConstruct secret = s.getSecret("tokenization-key");
+        IConstruct lake = s.getLakeBucket().orElseThrow();
+        IConstruct views = s.getTable("page-views-per-minute");
+        IConstruct catalogue = s.getTable("page-catalogue");
+        assertThat(reads(t, s, Persona.PIPELINE_DEVELOPER, byPage)).isTrue();
+        assertThat(reads(t, s, Persona.PIPELINE_DEVELOPER, lake)).isTrue();
+        assertThat(reads(t, s, Persona.PIPELINE_DEVELOPER, views)).isFalse(); // not listed for it
+        assertThat(reads(t, s, Persona.ANALYST, lake)).isTrue();
+        assertThat(reads(t, s, Persona.ANALYST, views)).isTrue();
+        assertThat(reads(t, s, Persona.ANALYST, byPage)).isFalse(); // not listed for it
+        assertThat(reads(t, s, Persona.ANALYST, catalogue)).isFalse();
+        assertThat(writes(t, s, Persona.SOURCE_OPERATOR, raw)).isTrue();
+        assertThat(writes(t, s, Persona.SOURCE_OPERATOR, byPage)).isFalse();
+        for (Persona persona :
+                List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST, Persona.SOURCE_OPERATOR, Persona.VIEWER)) {
+            for (IConstruct r : List.of(raw, dlq, secret)) {
+                assertThat(reads(t, s, persona, r))
+                        .as(persona + " reads restricted " + r)
+                        .isFalse();
+            }
+        }
+        for (IConstruct r : List.of(raw, byPage, dlq, secret, lake, views, catalogue)) {
+            assertThat(reads(t, s, Persona.ADMIN, r)).as("admin reads " + r).isTrue();
+        }
+    }
+
+    @Test
+    void sourceOperatorAndViewerHaveExactlyTheirActions() {
+        for (PipelineStack s : List.of(payments, clickstream)) {
+            Template t = s == payments ? paymentsTemplate : clickstreamTemplate;
+            List<Object> operator =
+                    TemplateQueries.statementsOf(t, s.getPersonas().getRole(Persona.SOURCE_OPERATOR)).stream()
+                            .flatMap(st -> TemplateQueries.actions(st).stream())
+                            .distinct()
+                            .toList();
+            assertThat(operator)
+                    .containsExactlyInAnyOrder("kinesis:PutRecord", "kinesis:PutRecords", "kms:GenerateDataKey");
+            List<Map<String, Object>> viewer =
+                    TemplateQueries.statementsOf(t, s.getPersonas().getRole(Persona.VIEWER));
+            assertThat(viewer).hasSize(1);
+            assertThat(TemplateQueries.actions(viewer.get(0)))
+                    .allMatch(a -> a.toString().startsWith("cloudwatch:"));
+            assertThat(TemplateQueries.resources(viewer.get(0))).containsExactly("*");
+        }
+    }
+
+    @Test
+    void onlyTheViewerHasAStarResource() {
+        for (PipelineStack s : List.of(payments, clickstream)) {
+            Template t = s == payments ? paymentsTemplate : clickstreamTemplate;
+            for (Persona persona : Persona.values()) {
+                if (persona == Persona.VIEWER) {
+                    continue;
+                }
+                assertThat(TemplateQueries.statementsOf(t, s.getPersonas().getRole(persona)))
+                        .as(persona.yamlName())
+                        .allSatisfy(
+                                st -> assertThat(TemplateQueries.resources(st)).doesNotContain("*"));
+            }
+        }
+    }
+
+    @Test
+    void analystListsTheLakeOnlyUnderItsPrefix() {
+        List<Map<String, Object>> list = TemplateQueries.allowing(
+                TemplateQueries.statementsOf(
+                        paymentsTemplate, payments.getPersonas().getRole(Persona.ANALYST)),
+                "s3:ListBucket");
+        assertThat(list).hasSize(1);
+        assertThat(list.get(0).get("Condition"))
+                .isEqualTo(Map.of("StringLike", Map.of("s3:prefix", List.of("payments/*"))));
+    }
+
+    @Test
+    void everyRoleIsAssumableByTheAccountOnly() {
+        Map<String, Map<String, Object>> roles = paymentsTemplate.findResources("AWS::IAM::Role");
+        for (Persona persona : Persona.values()) {
+            Map<String, Object> role =
+                    roles.get(TestApps.logicalId(payments.getPersonas().getRole(persona)));
+            List<String> strings =
+                    TemplateQueries.strings(((Map<?, ?>) role.get("Properties")).get("AssumeRolePolicyDocument"));
+            assertThat(strings).as(persona.yamlName()).contains("sts:AssumeRole", ":root");
+            assertThat(String.join(" ", strings)).doesNotContain("amazonaws.com");
+        }
+    }
+
+    @Test
+    void restrictedAccessEntriesAreSkippedAndRecorded() {
+        Map<Persona, Map<String, String>> skipped = wide.getPersonas().getSkippedGrants();
+        assertThat(skipped.get(Persona.ANALYST))
+                .containsEntry("payments-raw", Personas.RESTRICTED_STREAM)
+                .containsEntry("payments-dlq", Personas.DEAD_LETTER_QUEUE);
+        assertThat(skipped.get(Persona.PIPELINE_DEVELOPER))
+                .containsEntry("payments-raw", Personas.RESTRICTED_STREAM)
+                .containsEntry("payments-dlq", Personas.DEAD_LETTER_QUEUE);
+        assertThat(skipped.get(Persona.SOURCE_OPERATOR)).containsOnlyKeys("payments-by-id");
+        assertThat(payments.getPersonas().getSkippedGrants()).isEmpty();
+        assertThat(clickstream.getPersonas().getSkippedGrants()).isEmpty();
+        for (Persona persona : List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST, Persona.SOURCE_OPERATOR)) {
+            for (IConstruct r : List.of(wide.getStream("payments-raw"), wide.getQueue("payments-dlq"))) {
+                assertThat(reads(wideTemplate, wide, persona, r))
+                        .as(persona + " reads " + r)
+                        .isFalse();
+            }
+            assertThat(writes(wideTemplate, wide, Persona.SOURCE_OPERATOR, wide.getTable("payments-by-id")))
+                    .isFalse();
+        }
+    }
+}
