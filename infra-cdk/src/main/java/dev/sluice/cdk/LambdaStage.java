@@ -3,6 +3,7 @@ package dev.sluice.cdk;
 import dev.sluice.core.definition.BatchingDefinition;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.FailureDefinition;
+import dev.sluice.core.definition.FunctionDefinition;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
@@ -38,7 +39,9 @@ import software.constructs.Construct;
 
 /**
  * A {@code consumer: lambda} stage: its function, the function's KMS-encrypted log group and the
- * Kinesis event-source mapping that feeds it.
+ * Kinesis event-source mapping that feeds it. Memory, timeout and reserved concurrency come from the
+ * stage's {@code function} block ({@link FunctionDefinition}; 1024 MB and 60 s by default, no
+ * reserved concurrency), and {@code JAVA_TOOL_OPTIONS} holds {@link StageEnvironment#JVM_FLAGS}.
  *
  * <p>The function gets read access to its input stream (through the event source), write access to
  * the tables it sinks to, {@code dynamodb:GetItem}, {@code PutItem} and {@code UpdateItem} (no
@@ -56,12 +59,6 @@ public final class LambdaStage extends Construct {
 
     /** The method of the stage's handler class the runtime invokes. */
     public static final String HANDLER_METHOD = "handleRequest";
-
-    /** Memory of every stage function; Lambda's CPU share grows with it. */
-    public static final int MEMORY_MB = 1024;
-
-    /** Timeout of one invocation, that is of one batch. */
-    public static final Duration TIMEOUT = Duration.minutes(1);
 
     /** Retention of the function's log group. */
     public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_MONTH;
@@ -136,14 +133,17 @@ public final class LambdaStage extends Construct {
                     EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
         }
 
+        FunctionDefinition settings = stage.function();
         this.function = Function.Builder.create(this, "Function")
                 .description("Sluice " + pipeline + "/" + stageName + ": reads " + stage.input())
                 .runtime(Runtime.JAVA_21)
                 .architecture(Architecture.ARM_64)
                 .handler(stage.handler() + "::" + HANDLER_METHOD)
                 .code(code)
-                .memorySize(MEMORY_MB)
-                .timeout(TIMEOUT)
+                .memorySize(settings.memoryMb())
+                .timeout(Duration.seconds(settings.timeoutSeconds()))
+                // null reserves nothing; the definition checked it covers shards × parallelizationFactor
+                .reservedConcurrentExecutions(settings.reservedConcurrency())
                 .logGroup(logGroup)
                 .environment(environment)
                 .build();

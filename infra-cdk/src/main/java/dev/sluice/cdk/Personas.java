@@ -9,7 +9,10 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.AccountRootPrincipal;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
@@ -24,13 +27,16 @@ import software.constructs.Construct;
  * <ul>
  *   <li>{@code admin}: read and write every stream, table (the lake ledger included), the lake
  *       bucket and every queue, read the secrets, encrypt and decrypt with the pipeline key —
- *       whatever {@code access} says;
+ *       whatever {@code access} says (the key use is not limited to services: the constructs'
+ *       {@code grant*} helpers add it unconditioned);
  *   <li>{@code pipeline-developer} and {@code analyst}: read the streams, lakes and tables listed
  *       for them — streams with {@link #STREAM_READ_ACTIONS}, lakes with {@code s3:GetObject} on
  *       {@code <bucket>/<prefix>*} and {@code s3:ListBucket} under that prefix, tables with {@link
- *       #TABLE_READ_ACTIONS} — and decrypt with the key;
+ *       #TABLE_READ_ACTIONS} — and {@code kms:Decrypt} with the key only through the services of
+ *       what they read ({@code kms:ViaService} {@code kinesis}, {@code s3}, {@code dynamodb}
+ *       {@code .<region>.amazonaws.com});
  *   <li>{@code source-operator}: {@link #SOURCE_WRITE_ACTIONS} on the streams listed for it and
- *       {@code kms:GenerateDataKey} on the key;
+ *       {@code kms:GenerateDataKey} on the key only through Kinesis ({@code kms:ViaService});
  *   <li>{@code viewer}: {@link #VIEWER_ACTIONS} (CloudWatch dashboards, metrics and alarms), which
  *       AWS only grants on {@code *}.
  * </ul>
@@ -80,6 +86,12 @@ public final class Personas extends Construct {
     /** Why a queue is not granted. */
     public static final String DEAD_LETTER_QUEUE = "dead-letter queue: holds raw records";
 
+    /** Service prefixes of {@code kms:ViaService} values ({@code <service>.<region>.amazonaws.com}). */
+    static final String KINESIS = "kinesis";
+
+    static final String DYNAMODB = "dynamodb";
+    static final String S3 = "s3";
+
     private final PipelineStack stack;
     private final Map<Persona, Role> roles = new EnumMap<>(Persona.class);
     private final Map<Persona, Map<String, String>> skipped = new EnumMap<>(Persona.class);
@@ -98,8 +110,16 @@ public final class Personas extends Construct {
             List<String> listed = access.getOrDefault(persona, List.of());
             switch (persona) {
                 case ADMIN -> grantAdmin(role);
-                case PIPELINE_DEVELOPER, ANALYST -> listed.forEach(name -> grantRead(persona, role, name));
-                case SOURCE_OPERATOR -> listed.forEach(name -> grantSourceWrite(persona, role, name));
+                case PIPELINE_DEVELOPER, ANALYST -> {
+                    Set<String> services = new TreeSet<>();
+                    listed.forEach(name -> grantRead(persona, role, name, services));
+                    grantKeyVia(role, "kms:Decrypt", services);
+                }
+                case SOURCE_OPERATOR -> {
+                    Set<String> services = new TreeSet<>();
+                    listed.forEach(name -> grantSourceWrite(persona, role, name, services));
+                    grantKeyVia(role, "kms:GenerateDataKey", services);
+                }
                 case VIEWER ->
                     role.addToPrincipalPolicy(PolicyStatement.Builder.create()
                             .actions(VIEWER_ACTIONS)
@@ -122,7 +142,7 @@ public final class Personas extends Construct {
         stack.getEncryptionKey().grantEncryptDecrypt(role);
     }
 
-    private void grantRead(Persona persona, Role role, String name) {
+    private void grantRead(Persona persona, Role role, String name, Set<String> services) {
         PipelineDefinition definition = stack.getDefinition();
         if (definition.streams().containsKey(name)) {
             if (definition.streams().get(name).classification() == Classification.RESTRICTED) {
@@ -134,6 +154,7 @@ public final class Personas extends Construct {
                     .actions(STREAM_READ_ACTIONS)
                     .resources(List.of(stream.getStreamArn()))
                     .build());
+            services.add(KINESIS);
         } else if (definition.lakes().containsKey(name)) {
             LakeDefinition lake = definition.lakes().get(name);
             Bucket bucket = stack.getLakeBucket().orElseThrow();
@@ -146,16 +167,36 @@ public final class Personas extends Construct {
                     .resources(List.of(bucket.getBucketArn()))
                     .conditions(Map.of("StringLike", Map.of("s3:prefix", List.of(lake.prefix() + "*"))))
                     .build());
+            services.add(S3);
         } else if (definition.tables().containsKey(name)) {
+            // Table.grant adds the table actions only, no use of the key
             stack.getTable(name).grant(role, TABLE_READ_ACTIONS.toArray(String[]::new));
+            services.add(DYNAMODB);
         } else {
             skip(persona, name, DEAD_LETTER_QUEUE);
-            return;
         }
-        stack.getEncryptionKey().grantDecrypt(role);
     }
 
-    private void grantSourceWrite(Persona persona, Role role, String name) {
+    /**
+     * {@code action} on the pipeline's key, only in requests these services make on the role's
+     * behalf ({@code kms:ViaService}); nothing when the role was granted no data.
+     */
+    private void grantKeyVia(Role role, String action, Set<String> services) {
+        if (services.isEmpty()) {
+            return;
+        }
+        String region = Stack.of(this).getRegion();
+        List<String> via = services.stream()
+                .map(service -> service + "." + region + ".amazonaws.com")
+                .toList();
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(List.of(action))
+                .resources(List.of(stack.getEncryptionKey().getKeyArn()))
+                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", via)))
+                .build());
+    }
+
+    private void grantSourceWrite(Persona persona, Role role, String name, Set<String> services) {
         if (!stack.getDefinition().streams().containsKey(name)) {
             skip(persona, name, "source-operator writes to streams only");
             return;
@@ -164,7 +205,7 @@ public final class Personas extends Construct {
                 .actions(SOURCE_WRITE_ACTIONS)
                 .resources(List.of(stack.getStream(name).getStreamArn()))
                 .build());
-        stack.getEncryptionKey().grant(role, "kms:GenerateDataKey");
+        services.add(KINESIS);
     }
 
     private void skip(Persona persona, String resource, String reason) {

@@ -189,7 +189,10 @@ public class PipelineStack extends Stack {
         return keyedByPk("Table" + LogicalNames.pascal(name));
     }
 
-    /** An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's key, with PITR. */
+    /**
+     * An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's key, with PITR
+     * and deletion protection (a delete fails until the protection is turned off).
+     */
     private Table keyedByPk(String id) {
         return Table.Builder.create(this, id)
                 .partitionKey(Attribute.builder()
@@ -202,6 +205,7 @@ public class PipelineStack extends Stack {
                 .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
                         .pointInTimeRecoveryEnabled(true)
                         .build())
+                .deletionProtection(true)
                 .build();
     }
 

@@ -138,6 +138,54 @@ class PaymentsPipelineStackTest {
     }
 
     @Test
+    void functionHasTheStagesMemoryTimeoutAndReservedConcurrencyAndC1OnlyJvmFlags() {
+        LambdaStage validate = stack.getLambdaStage("validate");
+        assertThat(definition.stage("validate").function())
+                .isEqualTo(new dev.sluice.core.definition.FunctionDefinition(1024, 60, 4));
+        template.hasResourceProperties(
+                "AWS::Lambda::Function",
+                Match.objectLike(Map.of(
+                        "Handler", "dev.sluice.lambda.KinesisStageHandler::handleRequest",
+                        "MemorySize", 1024,
+                        "Timeout", 60,
+                        "ReservedConcurrentExecutions", 4)));
+        assertThat(TemplateQueries.environment(template, validate.getFunction()))
+                .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1");
+    }
+
+    @Test
+    void everyTableHasDeletionProtection() {
+        Map<String, Map<String, Object>> tables = template.findResources("AWS::DynamoDB::Table");
+        // payments-by-id, spend-per-currency-hourly (aggregate) and the lake ledger
+        assertThat(tables).hasSize(3);
+        assertThat(tables.values())
+                .allSatisfy(table -> assertThat(((Map<?, ?>) table.get("Properties")).get("DeletionProtectionEnabled"))
+                        .isEqualTo(true));
+    }
+
+    @Test
+    void lakeKeepsOverwrittenOrDeletedObjectsAsNoncurrentVersionsForAWeek() {
+        assertThat(PipelineStack.LAKE_NONCURRENT_VERSION_DAYS).isEqualTo(7);
+        template.hasResourceProperties(
+                "AWS::S3::Bucket",
+                Match.objectLike(Map.of(
+                        "VersioningConfiguration",
+                        Map.of("Status", "Enabled"),
+                        "LifecycleConfiguration",
+                        Map.of(
+                                "Rules",
+                                Match.arrayWith(List.of(Match.objectLike(Map.of(
+                                        "Prefix",
+                                        "payments/",
+                                        "ExpirationInDays",
+                                        365,
+                                        "NoncurrentVersionExpiration",
+                                        Map.of("NoncurrentDays", 7),
+                                        "Status",
+                                        "Enabled"))))))));
+    }
+
+    @Test
     void functionEnvironmentHoldsResourceNamesOnly() {
         LambdaStage validate = stack.getLambdaStage("validate");
         Map<String, Object> environment = TemplateQueries.environment(template, validate.getFunction());

@@ -259,4 +259,46 @@ class PersonasTest {
                     .isFalse();
         }
     }
+
+    @Test
+    void personasUseTheKeyOnlyThroughTheServicesOfWhatTheyWereGranted() {
+        assertKeyUse(paymentsTemplate, payments, Persona.ANALYST, "kms:Decrypt", "dynamodb", "s3");
+        assertKeyUse(paymentsTemplate, payments, Persona.PIPELINE_DEVELOPER, "kms:Decrypt", "dynamodb", "s3");
+        assertKeyUse(paymentsTemplate, payments, Persona.SOURCE_OPERATOR, "kms:GenerateDataKey", "kinesis");
+        // clicks-by-page is an internal stream: read through Kinesis
+        assertKeyUse(clickstreamTemplate, clickstream, Persona.PIPELINE_DEVELOPER, "kms:Decrypt", "kinesis", "s3");
+        assertKeyUse(clickstreamTemplate, clickstream, Persona.ANALYST, "kms:Decrypt", "dynamodb", "s3");
+        assertKeyUse(clickstreamTemplate, clickstream, Persona.SOURCE_OPERATOR, "kms:GenerateDataKey", "kinesis");
+        for (PipelineStack s : List.of(payments, clickstream)) {
+            Template t = s == payments ? paymentsTemplate : clickstreamTemplate;
+            assertThat(keyStatements(t, s, Persona.VIEWER)).isEmpty();
+        }
+    }
+
+    /** The persona's only statement on the key allows exactly {@code action} through exactly these services. */
+    private static void assertKeyUse(
+            Template template, PipelineStack stack, Persona persona, String action, String... services) {
+        List<Object> via = List.of(services).stream()
+                .map(service -> (Object) Map.of(
+                        "Fn::Join",
+                        List.of("", List.of(service + ".", Map.of("Ref", "AWS::Region"), ".amazonaws.com"))))
+                .toList();
+        assertThat(keyStatements(template, stack, persona))
+                .as(stack.getDefinition().pipeline() + " " + persona.yamlName())
+                .singleElement()
+                .satisfies(statement -> {
+                    assertThat(TemplateQueries.actions(statement)).containsExactly(action);
+                    assertThat(TemplateQueries.resources(statement))
+                            .containsExactly(TestApps.getAtt(stack.getEncryptionKey(), "Arn"));
+                    assertThat(statement.get("Condition"))
+                            .isEqualTo(Map.of("StringEquals", Map.of("kms:ViaService", via)));
+                });
+    }
+
+    private static List<Map<String, Object>> keyStatements(Template template, PipelineStack stack, Persona persona) {
+        return TemplateQueries.statementsOf(template, stack.getPersonas().getRole(persona)).stream()
+                .filter(statement -> TemplateQueries.actions(statement).stream()
+                        .anyMatch(a -> a.toString().startsWith("kms:")))
+                .toList();
+    }
 }

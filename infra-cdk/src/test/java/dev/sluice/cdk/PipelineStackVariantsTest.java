@@ -83,7 +83,7 @@ class PipelineStackVariantsTest {
               countries:
                 object: reference/countries.jsonl
             queues:
-              dlq: {}
+              dlq: {retentionDays: 4}
             stages:
               enricher:
                 input: orders
@@ -93,6 +93,7 @@ class PipelineStackVariantsTest {
                   - mask: {secret: pepper}
                 sinks:
                   - table: enriched
+                function: {memoryMb: 2048, timeoutSeconds: 120}
                 failure:
                   deadLetterQueue: dlq
               totals:
@@ -199,6 +200,44 @@ class PipelineStackVariantsTest {
     @Test
     void queueWithoutSettingsKeepsMessagesFourteenDays() {
         template.hasResourceProperties("AWS::SQS::Queue", Map.of("MessageRetentionPeriod", 14 * 24 * 3600));
+    }
+
+    @Test
+    void queueKeepsMessagesForItsRetentionDays() {
+        lookupsTemplate.hasResourceProperties("AWS::SQS::Queue", Map.of("MessageRetentionPeriod", 4 * 24 * 3600));
+    }
+
+    @Test
+    void functionTakesTheStagesFunctionSettingsOrTheDefaults() {
+        Map<String, Map<String, Object>> functions = lookupsTemplate.findResources("AWS::Lambda::Function");
+        Map<String, Object> enricher =
+                properties(functions, lookups.getLambdaStage("enricher").getFunction());
+        assertThat(enricher)
+                .containsEntry("MemorySize", 2048)
+                .containsEntry("Timeout", 120)
+                .doesNotContainKey("ReservedConcurrentExecutions");
+        Map<String, Object> totals =
+                properties(functions, lookups.getLambdaStage("totals").getFunction());
+        assertThat(totals)
+                .containsEntry("MemorySize", 1024)
+                .containsEntry("Timeout", 60)
+                .doesNotContainKey("ReservedConcurrentExecutions");
+    }
+
+    @Test
+    void everyTableReferenceAndAggregateIncludedHasDeletionProtection() {
+        Map<String, Map<String, Object>> tables = lookupsTemplate.findResources("AWS::DynamoDB::Table");
+        assertThat(tables).hasSize(3);
+        assertThat(tables.values())
+                .allSatisfy(table -> assertThat(((Map<?, ?>) table.get("Properties")).get("DeletionProtectionEnabled"))
+                        .isEqualTo(true));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> properties(
+            Map<String, Map<String, Object>> resources, software.constructs.IConstruct construct) {
+        return (Map<String, Object>)
+                resources.get(TestApps.logicalId(construct)).get("Properties");
     }
 
     @Test

@@ -187,6 +187,8 @@ final class DefinitionChecks {
                     "'" + batching.startingPositionTimestamp() + "' is not an RFC 3339 date-time with an offset");
         }
 
+        checkFunction(d, at, stage);
+
         FailureDefinition failure = stage.failure();
         String f = at + "/failure";
         require(
@@ -203,6 +205,37 @@ final class DefinitionChecks {
                 age == -1 || (age >= 60 && age <= 604_800),
                 f + "/maxRecordAgeSeconds",
                 "must be -1 (never) or between 60 and 604800, got " + age);
+    }
+
+    private void checkFunction(PipelineDefinition d, String at, StageDefinition stage) {
+        String fn = at + "/function";
+        require(
+                stage.consumer() == ConsumerType.LAMBDA || !locator.contains(JsonPointer.compile(fn)),
+                fn,
+                "applies to consumer: lambda stages only; this stage is consumer: "
+                        + stage.consumer().yamlName());
+        FunctionDefinition function = stage.function();
+        range(fn + "/memoryMb", function.memoryMb(), 128, 10_240);
+        range(fn + "/timeoutSeconds", function.timeoutSeconds(), 1, 900);
+        Integer reserved = function.reservedConcurrency();
+        if (reserved == null) {
+            return;
+        }
+        positive(fn + "/reservedConcurrency", reserved);
+        StreamDefinition input = d.streams().get(stage.input());
+        if (input.onDemand()) {
+            // an on-demand stream's shard count changes with its traffic: nothing to compare with
+            return;
+        }
+        int factor = stage.batching().parallelizationFactor();
+        int batches = input.shards() * factor;
+        require(
+                reserved >= batches,
+                fn + "/reservedConcurrency",
+                "is " + reserved + " but stream '" + stage.input() + "' feeds up to " + batches
+                        + " concurrent batches (" + input.shards() + " shards, parallelizationFactor " + factor
+                        + "): the event-source mapping would be throttled by the stage's own limit; set at least "
+                        + batches + " or leave it out");
     }
 
     private void checkReference(PipelineDefinition d, String at, String name, ReferenceDefinition reference) {

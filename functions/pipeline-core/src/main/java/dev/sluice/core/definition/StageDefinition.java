@@ -14,6 +14,8 @@ import java.util.List;
  * @param failure retries and the dead-letter queue
  * @param deduplicate the table (keyed by {@code eventId}, one of the stage's sinks) that recognises
  *     producer re-sends and keeps them out of the other sinks; {@code null} for none
+ * @param function memory, timeout and reserved concurrency of the stage's Lambda function ({@code
+ *     consumer: lambda} only)
  */
 public record StageDefinition(
         String input,
@@ -23,7 +25,8 @@ public record StageDefinition(
         List<SinkDefinition> sinks,
         BatchingDefinition batching,
         FailureDefinition failure,
-        String deduplicate) {
+        String deduplicate,
+        FunctionDefinition function) {
 
     /** The Lambda handler used when a stage names none. */
     public static final String DEFAULT_HANDLER = "dev.sluice.lambda.KinesisStageHandler";
@@ -35,5 +38,6 @@ public record StageDefinition(
         sinks = sinks == null ? List.of() : List.copyOf(sinks);
         batching = batching == null ? BatchingDefinition.DEFAULTS : batching;
         failure = failure == null ? FailureDefinition.DEFAULTS : failure;
+        function = function == null ? FunctionDefinition.DEFAULTS : function;
     }
 }

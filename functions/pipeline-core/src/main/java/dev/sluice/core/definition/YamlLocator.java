@@ -42,6 +42,11 @@ final class YamlLocator {
         return 0;
     }
 
+    /** Whether the document has a node at exactly this pointer. */
+    boolean contains(JsonPointer pointer) {
+        return lines.containsKey(pointer.toString());
+    }
+
     /** A pointer shown as the dotted path users write: {@code stages.validate.sinks[1].table}. */
     static String dotted(JsonPointer pointer) {
         StringBuilder path = new StringBuilder();

@@ -209,6 +209,81 @@ class DefinitionLoaderTest {
     }
 
     @Test
+    void functionSettingsDefaultToTodaysFunctionAndAreReadWhenGiven() {
+        FunctionDefinition defaults =
+                loader.parse("shop.yaml", GOOD).stage("land").function();
+        assertThat(defaults.memoryMb()).isEqualTo(1024);
+        assertThat(defaults.timeoutSeconds()).isEqualTo(60);
+        assertThat(defaults.reservedConcurrency()).isNull();
+
+        FunctionDefinition payments = loader.load(TestFiles.root().resolve("pipelines/payments.yaml"))
+                .stage("validate")
+                .function();
+        assertThat(payments).isEqualTo(new FunctionDefinition(1024, 60, 4));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            too little memory     | 'memoryMb: 64'          | shop.yaml:25: stages.land.function.memoryMb: must be between 128 and 10240, got 64
+            too much memory       | 'memoryMb: 10241'       | shop.yaml:25: stages.land.function.memoryMb: must be between 128 and 10240, got 10241
+            zero timeout          | 'timeoutSeconds: 0'     | shop.yaml:25: stages.land.function.timeoutSeconds: must be between 1 and 900, got 0
+            timeout over 15 min   | 'timeoutSeconds: 901'   | shop.yaml:25: stages.land.function.timeoutSeconds: must be between 1 and 900, got 901
+            no concurrency        | 'reservedConcurrency: 0' | shop.yaml:25: stages.land.function.reservedConcurrency: must be positive, got 0
+            below shards          | 'reservedConcurrency: 1' | shop.yaml:25: stages.land.function.reservedConcurrency: is 1 but stream 'orders-raw' feeds up to 2 concurrent batches (2 shards, parallelizationFactor 1): the event-source mapping would be throttled by the stage's own limit; set at least 2 or leave it out
+            unknown field         | 'memorySize: 512'       | shop.yaml:25: stages.land.function.memorySize: unknown field 'memorySize' (known: memoryMb, reservedConcurrency, timeoutSeconds)
+            """)
+    void badFunctionSettingFailsWithOneMessage(String problem, String setting, String message) {
+        String text = withFunction(GOOD, setting);
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", text))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage(message);
+    }
+
+    @Test
+    void reservedConcurrencyMustCoverEveryShardTimesTheParallelizationFactor() {
+        String parallel = GOOD.replace("      - lake: orders-lake\n", "")
+                .replace("batchSize: 50", "batchSize: 50\n      parallelizationFactor: 2");
+        String three = withFunction(parallel, "reservedConcurrency: 3");
+        String four = withFunction(parallel, "reservedConcurrency: 4");
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", three))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:25: stages.land.function.reservedConcurrency: is 3 but stream 'orders-raw'"
+                        + " feeds up to 4 concurrent batches (2 shards, parallelizationFactor 2): the event-source"
+                        + " mapping would be throttled by the stage's own limit; set at least 4 or leave it out");
+        assertThat(loader.parse("shop.yaml", four).stage("land").function().reservedConcurrency())
+                .isEqualTo(4);
+    }
+
+    @Test
+    void reservedConcurrencyOfAnOnDemandStreamIsNotComparedWithShards() {
+        String onDemand = withFunction(GOOD.replace("shards: 2", "onDemand: true"), "reservedConcurrency: 1");
+
+        assertThat(loader.parse("shop.yaml", onDemand).stage("land").function().reservedConcurrency())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void functionSettingsApplyToLambdaStagesOnly() {
+        String kcl = GOOD.replace("input: orders-raw", "input: orders-raw\n    consumer: kcl");
+        String kclWithFunction = withFunction(kcl, "memoryMb: 2048");
+
+        assertThat(loader.parse("shop.yaml", kcl).stage("land").consumer()).isEqualTo(ConsumerType.KCL);
+        assertThatThrownBy(() -> loader.parse("shop.yaml", kclWithFunction))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:25: stages.land.function: applies to consumer: lambda stages only; this stage"
+                        + " is consumer: kcl");
+    }
+
+    /** The definition with a {@code function:} block holding this one setting before {@code failure:}. */
+    private static String withFunction(String definition, String setting) {
+        String text = definition.replace("    failure:\n", "    function:\n      " + setting + "\n    failure:\n");
+        assertThat(text).isNotEqualTo(definition);
+        return text;
+    }
+
+    @Test
     void emptyFileIsReported() {
         assertThatThrownBy(() -> loader.parse("empty.yaml", ""))
                 .isInstanceOf(DefinitionException.class)
