@@ -10,7 +10,6 @@ import java.util.List;
 import software.amazon.awscdk.CfnElement;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.Role;
-import software.amazon.awscdk.services.s3.Bucket;
 import software.constructs.IConstruct;
 
 /**
@@ -124,6 +123,38 @@ public final class NagSuppressionsForSluice {
                                     + " (no delete), on the objects under that prefix only",
                             wildcards.stream().distinct().toList())));
         });
+        stack.getKclStages().values().forEach(stage -> {
+            out.add(new Suppression(
+                    stage.getTaskDefinition(),
+                    "AwsSolutions-ECS2",
+                    "the worker's environment holds resource names, the queue URL and secret ARNs only"
+                            + " (EnvironmentNames); secret values are read from Secrets Manager at run time",
+                    List.of()));
+            String input =
+                    stack.getDefinition().stages().get(stage.getStageName()).input();
+            String streamArn = arnToken(stack.getStream(input));
+            policy((Role) stage.getTaskDefinition().getTaskRole())
+                    .ifPresent(policy -> out.add(new Suppression(
+                            policy,
+                            "AwsSolutions-IAM5",
+                            KMS_WILDCARDS + "; the enhanced fan-out consumer named after the KCL application (its ARN"
+                                    + " ends in a creation timestamp); cloudwatch:PutMetricData, which has no resource"
+                                    + " type, limited to the application's namespace by condition",
+                            List.of(
+                                    "Action::kms:GenerateDataKey*",
+                                    "Action::kms:ReEncrypt*",
+                                    "Resource::" + streamArn + "/consumer/" + stage.getApplicationName() + ":*",
+                                    "Resource::*"))));
+            if (stage.isEcrImage()) {
+                policy((Role) stage.getTaskDefinition().getExecutionRole())
+                        .ifPresent(policy -> out.add(new Suppression(
+                                policy,
+                                "AwsSolutions-IAM5",
+                                "ecr:GetAuthorizationToken takes no resource; image pulls are limited to the worker"
+                                        + " image's repository",
+                                List.of("Resource::*"))));
+            }
+        });
         Personas personas = stack.getPersonas();
         List<String> admin = new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*"));
         if (bucketArn != null) {
@@ -172,8 +203,10 @@ public final class NagSuppressionsForSluice {
         return java.util.Optional.ofNullable(role.getNode().tryFindChild("DefaultPolicy"));
     }
 
-    /** How cdk-nag writes a bucket's ARN in a finding: {@code <LogicalId.Arn>}. */
-    private static String arnToken(Bucket bucket) {
-        return "<" + Stack.of(bucket).getLogicalId((CfnElement) bucket.getNode().getDefaultChild()) + ".Arn>";
+    /** How cdk-nag writes a resource's ARN in a finding: {@code <LogicalId.Arn>}. */
+    private static String arnToken(IConstruct resource) {
+        return "<"
+                + Stack.of(resource)
+                        .getLogicalId((CfnElement) resource.getNode().getDefaultChild()) + ".Arn>";
     }
 }

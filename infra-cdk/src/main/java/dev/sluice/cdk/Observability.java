@@ -20,6 +20,7 @@ import software.amazon.awscdk.services.cloudwatch.TextWidget;
 import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
 import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.dynamodb.Table;
+import software.amazon.awscdk.services.ecs.FargateService;
 import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
@@ -36,13 +37,15 @@ import software.constructs.Construct;
  * <p>The dashboard shows, per Kinesis stream, incoming records and bytes, read and write
  * throughput exceeded and the GetRecords iterator age; per deployed Lambda stage, invocations,
  * errors, throttles, duration (p50, p99), concurrent executions and iterator age, and Sluice's own
- * metrics ({@value #EMF_NAMESPACE}: {@link #EMF_METRICS}); per DynamoDB table (serving tables and
+ * metrics ({@value #EMF_NAMESPACE}: {@link #EMF_METRICS}); per KCL stage, KCL's MillisBehindLatest
+ * (maximum) and the service's ECS CPU and memory utilization; per DynamoDB table (serving tables and
  * the lake's commit ledger) read and write throttle events; per SQS dead-letter queue the visible
  * messages.
  *
  * <p>Alarms, each publishing to the topic when it fires and missing data not breaching: per
  * deployed Lambda stage, iterator age at least {@link #ITERATOR_AGE_THRESHOLD_MS} ms, errors,
- * throttles and Sluice {@code FailedBatches} above zero; per dead-letter queue, any visible
+ * throttles and Sluice {@code FailedBatches} above zero; per KCL stage, MillisBehindLatest at
+ * least {@link #ITERATOR_AGE_THRESHOLD_MS} ms; per dead-letter queue, any visible
  * message. The topic is encrypted with the pipeline's key (CloudWatch may use the key to publish)
  * and accepts TLS requests only.
  */
@@ -78,6 +81,15 @@ public final class Observability extends Construct {
 
     /** A stage whose oldest unread record is at least this old (Lambda IteratorAge, maximum) alarms. */
     public static final int ITERATOR_AGE_THRESHOLD_MS = 60_000;
+
+    /** KCL's metric of how far a worker is behind the tip of its shards, in ms. */
+    public static final String KCL_MILLIS_BEHIND_LATEST = "MillisBehindLatest";
+
+    /** The dimension of KCL's per-operation metrics. */
+    public static final String KCL_OPERATION_DIMENSION = "Operation";
+
+    /** KCL's record-processing operation. */
+    public static final String KCL_PROCESS_TASK = "ProcessTask";
 
     /** Period of every alarm and dashboard metric. */
     public static final Duration PERIOD = Duration.minutes(1);
@@ -138,6 +150,17 @@ public final class Observability extends Construct {
                     0,
                     ComparisonOperator.GREATER_THAN_THRESHOLD,
                     "stage " + stage + " failed batches (Sluice FailedBatches); Lambda retries them");
+        });
+
+        stack.getKclStages().forEach((stage, kclStage) -> {
+            dashboard.addWidgets(kclWidgets(stage, kclStage));
+            alarm(
+                    stage + "-millis-behind-latest",
+                    millisBehindLatest(kclStage.getApplicationName()),
+                    ITERATOR_AGE_THRESHOLD_MS,
+                    ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                    "stage " + stage + " is " + ITERATOR_AGE_THRESHOLD_MS / 1000
+                            + " s or more behind its input stream (KCL MillisBehindLatest, maximum)");
         });
 
         List<IWidget> tables = new ArrayList<>();
@@ -302,6 +325,41 @@ public final class Observability extends Construct {
         };
     }
 
+    /**
+     * KCL's {@value #KCL_MILLIS_BEHIND_LATEST} of an application (namespace = application name,
+     * {@value #KCL_OPERATION_DIMENSION} = {@value #KCL_PROCESS_TASK}), maximum per period.
+     */
+    static Metric millisBehindLatest(String applicationName) {
+        return Metric.Builder.create()
+                .namespace(applicationName)
+                .metricName(KCL_MILLIS_BEHIND_LATEST)
+                .dimensionsMap(Map.of(KCL_OPERATION_DIMENSION, KCL_PROCESS_TASK))
+                .statistic("Maximum")
+                .period(PERIOD)
+                .build();
+    }
+
+    private static IWidget[] kclWidgets(String stage, KclStage kclStage) {
+        FargateService service = kclStage.getService();
+        return new IWidget[] {
+            graph(
+                    "Stage " + stage + ": KCL MillisBehindLatest (ms)",
+                    List.of(millisBehindLatest(kclStage.getApplicationName())
+                            .with(MetricOptions.builder()
+                                    .label("MillisBehindLatest max")
+                                    .build())),
+                    List.of()),
+            graph(
+                    "Stage " + stage + ": ECS CPU and memory utilization (%)",
+                    List.of(
+                            service.metricCpuUtilization(stat("Average", "CPUUtilization avg")),
+                            service.metricMemoryUtilization(stat("Average", "MemoryUtilization avg"))),
+                    List.of(
+                            service.metricCpuUtilization(stat("Maximum", "CPUUtilization max")),
+                            service.metricMemoryUtilization(stat("Maximum", "MemoryUtilization max"))))
+        };
+    }
+
     private static IWidget tableWidget(String name, Table table) {
         return graph(
                 "Table " + name + ": throttle events",
@@ -356,7 +414,8 @@ public final class Observability extends Construct {
 
     /**
      * The alarms by name ({@code <stage>-iterator-age}, {@code <stage>-errors}, {@code
-     * <stage>-throttles}, {@code <stage>-failed-batches}, {@code <queue>-depth}); each is named
+     * <stage>-throttles}, {@code <stage>-failed-batches}, {@code <stage>-millis-behind-latest} (KCL
+     * stages), {@code <queue>-depth}); each is named
      * {@code sluice-<pipeline>-<name>} in CloudWatch.
      */
     public Map<String, Alarm> getAlarms() {

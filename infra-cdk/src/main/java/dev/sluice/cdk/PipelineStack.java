@@ -49,13 +49,14 @@ import software.constructs.Construct;
  * One pipeline's AWS resources, synthesized from its definition: a customer-managed KMS key, the
  * Kinesis streams, DynamoDB serving tables, the S3 lake bucket and the lake's commit ledger table,
  * the SQS dead-letter queues, one
- * Secrets Manager secret per secret name its {@code mask} steps use, and one Lambda function (with
- * its Kinesis event-source mapping) per {@code consumer: lambda} stage that can run today.
+ * Secrets Manager secret per secret name its {@code mask} steps use, one Lambda function (with
+ * its Kinesis event-source mapping) per {@code consumer: lambda} stage, and one {@link KclStage}
+ * (Fargate service of KCL workers and its lease table, in the pipeline's {@link KclCluster}) per
+ * {@code consumer: kcl} stage.
  *
- * <p>Stages that cannot run yet get no compute, and are listed with the reason in {@link
- * #getSkippedStages()} (and as an info annotation on the stack): {@code consumer: kcl} stages (KCL
- * services come later). Their streams, tables, queues and secrets are still created. Lambda stages
- * run whatever their steps, {@code aggregate} included.
+ * <p>Every stage is deployed today; {@link #getSkippedStages()} lists stages that get no compute
+ * (with the reason, also as an info annotation on the stack), should a consumer type ever not be
+ * deployable. Stages run whatever their steps, {@code aggregate} included.
  *
  * <p>Every resource is encrypted with the pipeline's key. Access is granted with the constructs'
  * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
@@ -82,10 +83,6 @@ public class PipelineStack extends Stack {
     /** Length of a generated secret: 64 letters and digits, about 380 random bits. */
     public static final int SECRET_LENGTH = 64;
 
-    /** Why a {@code consumer: kcl} stage gets no compute. */
-    public static final String KCL_SKIP_REASON = "consumer: kcl - KCL services are not deployed yet (no compute, no"
-            + " lease table); its streams, tables, queues and secrets are created";
-
     /** Tag carrying a stream's classification ({@code restricted}, {@code internal}, {@code public}). */
     public static final String CLASSIFICATION_TAG = "sluice:classification";
 
@@ -96,6 +93,7 @@ public class PipelineStack extends Stack {
     private final Map<String, Queue> queues = new LinkedHashMap<>();
     private final Map<String, Secret> secrets = new LinkedHashMap<>();
     private final Map<String, LambdaStage> lambdaStages = new LinkedHashMap<>();
+    private final Map<String, KclStage> kclStages = new LinkedHashMap<>();
     private final Map<String, String> skippedStages = new LinkedHashMap<>();
     private final Bucket lakeBucket;
     private final Table ledgerTable;
@@ -131,7 +129,9 @@ public class PipelineStack extends Stack {
         Code code = Code.fromAsset(props.lambdaArtifact().toString());
         definition.stages().forEach((name, stage) -> {
             String reason = skipReason(stage);
-            if (reason == null) {
+            if (reason == null && stage.consumer() == ConsumerType.KCL) {
+                kclStages.put(name, new KclStage(this, name, stage));
+            } else if (reason == null) {
                 lambdaStages.put(name, new LambdaStage(this, name, stage, code));
             } else {
                 skippedStages.put(name, reason);
@@ -143,11 +143,11 @@ public class PipelineStack extends Stack {
         this.personas = new Personas(this); // one IAM role per persona of the access block
     }
 
-    /** Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function. */
+    /**
+     * Why a stage gets no compute in this stack, or {@code null} when it gets its Lambda function or
+     * KCL service: every consumer type is deployed today.
+     */
     static String skipReason(StageDefinition stage) {
-        if (stage.consumer() != ConsumerType.LAMBDA) {
-            return KCL_SKIP_REASON;
-        }
         return null;
     }
 
@@ -362,8 +362,8 @@ public class PipelineStack extends Stack {
     }
 
     /**
-     * The stages that got no compute, by stage name in declaration order, each with the reason
-     * ({@link #KCL_SKIP_REASON}).
+     * The stages that got no compute, by stage name in declaration order, each with the reason;
+     * empty while every consumer type is deployed.
      */
     public Map<String, String> getSkippedStages() {
         return Collections.unmodifiableMap(skippedStages);
@@ -382,6 +382,16 @@ public class PipelineStack extends Stack {
     /** The Lambda stage with this name. */
     public LambdaStage getLambdaStage(String stageName) {
         return lookup(lambdaStages, stageName, "lambda stage");
+    }
+
+    /** The deployed {@code consumer: kcl} stages by stage name, in declaration order. */
+    public Map<String, KclStage> getKclStages() {
+        return Collections.unmodifiableMap(kclStages);
+    }
+
+    /** The KCL stage with this name. */
+    public KclStage getKclStage(String stageName) {
+        return lookup(kclStages, stageName, "kcl stage");
     }
 
     /** The pipeline's dashboard, alarms and alarm topic. */

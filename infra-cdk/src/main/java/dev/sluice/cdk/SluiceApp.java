@@ -17,8 +17,9 @@ import software.amazon.awscdk.cxapi.CloudFormationStackArtifact;
 
 /**
  * The CDK app: one {@link PipelineStack} per {@code pipelines/*.yaml}, named {@code
- * sluice-<pipeline>}. Stages that cannot be deployed yet are listed after synthesis with the reason
- * ({@link PipelineStack#getSkippedStages()}).
+ * sluice-<pipeline>}. Every stage is deployed ({@code consumer: lambda} as a function, {@code
+ * consumer: kcl} as a {@link KclStage} service); a stage that could not be would be listed after
+ * synthesis with the reason ({@link PipelineStack#getSkippedStages()}).
  *
  * <p>Inputs:
  *

@@ -15,13 +15,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
-import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
 /**
  * The stack synthesized from {@code pipelines/clickstream.yaml}: a Lambda stage that masks and
- * re-keys into a second stream, and a KCL stage that is not deployed yet.
+ * re-keys into a second stream, and a KCL stage ({@link KclStageTest} covers its service).
  */
 class ClickstreamPipelineStackTest {
 
@@ -49,8 +48,8 @@ class ClickstreamPipelineStackTest {
         assertThat(definition.streams()).containsOnlyKeys("clicks-raw", "clicks-by-page");
         assertThat(definition.tables()).containsOnlyKeys("page-catalogue", "page-views-per-minute");
         template.resourceCountIs("AWS::Kinesis::Stream", 2);
-        // the two declared tables and the lake's commit ledger
-        template.resourceCountIs("AWS::DynamoDB::Table", 3);
+        // the two declared tables, the lake's commit ledger and page-counts' KCL lease table
+        template.resourceCountIs("AWS::DynamoDB::Table", 4);
         assertThat(stack.getLedgerTable()).isPresent();
         template.resourceCountIs("AWS::SQS::Queue", 1);
         template.resourceCountIs("AWS::S3::Bucket", 2); // the lake bucket and its access logs
@@ -105,7 +104,17 @@ class ClickstreamPipelineStackTest {
                         .containsExactly(getAtt(stack.getStream("clicks-by-page"), "Arn")));
         List<Object> resources = new ArrayList<>();
         all.forEach(statement -> resources.addAll(TemplateQueries.resources(statement)));
-        assertThat(resources).isNotEmpty().doesNotContain("*");
+        assertThat(resources).isNotEmpty();
+        // the one * resource: KCL's cloudwatch:PutMetricData, limited to its namespace by condition
+        assertThat(all)
+                .filteredOn(statement -> TemplateQueries.resources(statement).contains("*"))
+                .singleElement()
+                .satisfies(statement -> {
+                    assertThat(TemplateQueries.actions(statement)).containsExactly("cloudwatch:PutMetricData");
+                    assertThat(statement.get("Condition"))
+                            .isEqualTo(Map.of(
+                                    "StringEquals", Map.of("cloudwatch:namespace", "sluice-clickstream-page-counts")));
+                });
     }
 
     @Test
@@ -120,15 +129,11 @@ class ClickstreamPipelineStackTest {
     }
 
     @Test
-    void kclStagePageCountsGetsNoFunctionAndIsRecordedAsSkipped() {
+    void kclStagePageCountsGetsAKclServiceNoFunctionAndIsNotSkipped() {
         assertThat(definition.stage("page-counts").consumer()).isEqualTo(ConsumerType.KCL);
         assertThat(stack.getLambdaStages()).containsOnlyKeys("mask-and-rekey");
-        assertThat(stack.getSkippedStages()).containsOnlyKeys("page-counts");
-        assertThat(stack.getSkippedStages().get("page-counts")).isEqualTo(PipelineStack.KCL_SKIP_REASON);
-        Annotations.fromStack(stack)
-                .hasInfo(
-                        "/sluice-clickstream",
-                        Match.stringLikeRegexp(".*stage 'page-counts' is not deployed: consumer: kcl.*"));
+        assertThat(stack.getKclStages()).containsOnlyKeys("page-counts");
+        assertThat(stack.getSkippedStages()).isEmpty();
 
         template.resourceCountIs("AWS::Lambda::Function", 1);
         List<Object> stages = new ArrayList<>();
@@ -137,9 +142,11 @@ class ClickstreamPipelineStackTest {
                 .forEach(id ->
                         stages.add(TemplateQueries.environment(template, id).get("SLUICE_STAGE")));
         assertThat(stages).containsExactly("mask-and-rekey");
+        // its log group is the KCL workers'
         template.resourcePropertiesCountIs(
-                "AWS::Logs::LogGroup", Map.of("LogGroupName", "/sluice/clickstream/page-counts"), 0);
-        // the only event-source mapping reads clicks-raw: nothing consumes clicks-by-page yet
+                "AWS::Logs::LogGroup", Map.of("LogGroupName", "/sluice/clickstream/page-counts"), 1);
+        template.resourceCountIs("AWS::ECS::Service", 1);
+        // the only event-source mapping reads clicks-raw: the KCL workers read clicks-by-page
         template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
         template.hasResourceProperties(
                 "AWS::Lambda::EventSourceMapping",
@@ -147,17 +154,33 @@ class ClickstreamPipelineStackTest {
     }
 
     @Test
-    void nothingReadsTheCatalogueOrWritesTheAggregateTableYet() {
+    void onlyTheKclStageReadsTheCatalogueAndWritesTheAggregateTable() {
         Object ledger = getAtt(stack.getLedgerTable().orElseThrow(), "Arn");
-        List<Map<String, Object>> dynamoDb = TemplateQueries.statements(template).stream()
-                .filter(statement -> TemplateQueries.actions(statement).stream()
-                        .anyMatch(action -> action.toString().startsWith("dynamodb:")))
-                .toList();
+        List<Map<String, Object>> dynamoDb =
+                TemplateQueries.statementsOf(
+                                template,
+                                stack.getLambdaStage("mask-and-rekey")
+                                        .getFunction()
+                                        .getRole())
+                        .stream()
+                        .filter(statement -> TemplateQueries.actions(statement).stream()
+                                .anyMatch(action -> action.toString().startsWith("dynamodb:")))
+                        .toList();
         // the only DynamoDB access is the lake's commit ledger, for the stage that writes the lake
         assertThat(dynamoDb)
                 .singleElement()
                 .satisfies(statement ->
                         assertThat(TemplateQueries.resources(statement)).containsExactly(ledger));
+        List<Object> kcl = new ArrayList<>();
+        TemplateQueries.statementsOf(
+                        template,
+                        stack.getKclStage("page-counts").getTaskDefinition().getTaskRole())
+                .forEach(statement -> kcl.addAll(TemplateQueries.resources(statement)));
+        assertThat(kcl)
+                .contains(
+                        getAtt(stack.getTable("page-catalogue"), "Arn"),
+                        getAtt(stack.getTable("page-views-per-minute"), "Arn"))
+                .doesNotContain(ledger);
     }
 
     @Test

@@ -150,8 +150,30 @@ class ObservabilityTest {
         assertThat(clicks)
                 .anyMatch(m ->
                         m.is("Sluice", "FailedBatches", Map.of("pipeline", "clickstream", "stage", "mask-and-rekey")));
-        // page-counts (KCL) is not deployed: nothing of it on the dashboard
+        // page-counts (KCL) writes no Sluice EMF metrics of its own yet: KCL's and ECS' metrics instead
         assertThat(clicks).noneMatch(m -> "page-counts".equals(m.dimensions().get("stage")));
+    }
+
+    @Test
+    void dashboardShowsMillisBehindLatestAndEcsUtilizationOfEveryKclStage() throws IOException {
+        List<DashboardMetric> clicks = dashboardMetrics(clickstream);
+        KclStage kcl = clickstream.getKclStage("page-counts");
+        assertThat(clicks)
+                .anyMatch(m ->
+                        m.is("sluice-clickstream-page-counts", "MillisBehindLatest", Map.of("Operation", "ProcessTask"))
+                                && "Maximum".equals(m.stat()));
+        Map<String, String> service = Map.of(
+                "ClusterName",
+                "Ref:" + TestApps.logicalId(kcl.getKclCluster().getCluster()),
+                "ServiceName",
+                "GetAtt:" + TestApps.logicalId(kcl.getService()) + ".Name");
+        for (String metric : List.of("CPUUtilization", "MemoryUtilization")) {
+            // Average is CloudWatch's default statistic: the CDK leaves it out of the widget
+            assertThat(clicks).as(metric).anyMatch(m -> m.is("AWS/ECS", metric, service) && m.stat() == null);
+            assertThat(clicks).as(metric).anyMatch(m -> m.is("AWS/ECS", metric, service) && "Maximum".equals(m.stat()));
+        }
+        // payments has no KCL stage
+        assertThat(dashboardMetrics(payments)).noneMatch(m -> m.name().equals("MillisBehindLatest"));
     }
 
     // ---- alarms
@@ -172,7 +194,9 @@ class ObservabilityTest {
                         "mask-and-rekey-errors",
                         "mask-and-rekey-throttles",
                         "mask-and-rekey-failed-batches",
+                        "page-counts-millis-behind-latest",
                         "clicks-dlq-depth");
+        clickstreamTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 6);
     }
 
     @Test
@@ -186,6 +210,25 @@ class ObservabilityTest {
                 List.of(Map.of("Name", "FunctionName", "Value", function)),
                 60_000,
                 "GreaterThanOrEqualToThreshold");
+    }
+
+    @Test
+    void kclStageAlarmsOnMillisBehindLatestAtSixtySeconds() {
+        clickstreamTemplate.hasResourceProperties(
+                "AWS::CloudWatch::Alarm",
+                Match.objectLike(Map.ofEntries(
+                        Map.entry("AlarmName", "sluice-clickstream-page-counts-millis-behind-latest"),
+                        Map.entry("Namespace", "sluice-clickstream-page-counts"),
+                        Map.entry("MetricName", "MillisBehindLatest"),
+                        Map.entry("Statistic", "Maximum"),
+                        Map.entry("Dimensions", List.of(Map.of("Name", "Operation", "Value", "ProcessTask"))),
+                        Map.entry("Threshold", 60_000),
+                        Map.entry("ComparisonOperator", "GreaterThanOrEqualToThreshold"),
+                        Map.entry("TreatMissingData", "notBreaching"),
+                        Map.entry("Period", 60),
+                        Map.entry(
+                                "AlarmActions",
+                                List.of(ref(clickstream.getObservability().getAlarmTopic()))))));
     }
 
     @Test

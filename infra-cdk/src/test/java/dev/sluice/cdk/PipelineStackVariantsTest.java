@@ -247,8 +247,9 @@ class PipelineStackVariantsTest {
     }
 
     @Test
-    void kclStageIsRecordedAsSkipped() {
-        assertThat(stack.getSkippedStages()).containsOnly(Map.entry("sessionize", PipelineStack.KCL_SKIP_REASON));
+    void kclStageGetsAKclServiceAndNothingIsSkipped() {
+        assertThat(stack.getKclStages()).containsOnlyKeys("sessionize");
+        assertThat(stack.getSkippedStages()).isEmpty();
     }
 
     @Test
@@ -282,8 +283,10 @@ class PipelineStackVariantsTest {
     void pipelineWithoutLakesHasNoLedgerTable() {
         assertThat(lookups.getDefinition().lakes()).isEmpty();
         assertThat(lookups.getLedgerTable()).isEmpty();
+        // the declared tables and the KCL stage's lease table
         lookupsTemplate.resourceCountIs(
-                "AWS::DynamoDB::Table", lookups.getDefinition().tables().size());
+                "AWS::DynamoDB::Table",
+                lookups.getDefinition().tables().size() + lookups.getKclStages().size());
     }
 
     @Test
@@ -329,16 +332,31 @@ class PipelineStackVariantsTest {
         lookupsTemplate.resourceCountIs("AWS::SecretsManager::Secret", 2);
         List<Map<String, Object>> reading =
                 TemplateQueries.allowing(TemplateQueries.statements(lookupsTemplate), "secretsmanager:GetSecretValue");
-        assertThat(reading)
+        assertThat(reading).hasSize(2);
+        assertThat(TemplateQueries.allowing(
+                        TemplateQueries.statementsOf(
+                                lookupsTemplate,
+                                lookups.getLambdaStage("enricher").getFunction().getRole()),
+                        "secretsmanager:GetSecretValue"))
                 .singleElement()
                 .satisfies(statement -> assertThat(TemplateQueries.resources(statement))
                         .containsExactly(TestApps.ref(lookups.getSecret("pepper"))));
+        // the KCL stage's mask step uses the default secret
+        assertThat(TemplateQueries.allowing(
+                        TemplateQueries.statementsOf(
+                                lookupsTemplate,
+                                lookups.getKclStage("later").getTaskDefinition().getTaskRole()),
+                        "secretsmanager:GetSecretValue"))
+                .singleElement()
+                .satisfies(statement -> assertThat(TemplateQueries.resources(statement))
+                        .containsExactly(TestApps.ref(lookups.getSecret("tokenization-key"))));
     }
 
     @Test
-    void aggregatingLambdaStageGetsAFunctionAndOnlyKclStagesAreSkipped() {
+    void aggregatingLambdaStageGetsAFunctionAndTheKclStageAService() {
         assertThat(lookups.getLambdaStages()).containsOnlyKeys("enricher", "totals");
-        assertThat(lookups.getSkippedStages()).containsOnly(Map.entry("later", PipelineStack.KCL_SKIP_REASON));
+        assertThat(lookups.getKclStages()).containsOnlyKeys("later");
+        assertThat(lookups.getSkippedStages()).isEmpty();
         lookupsTemplate.resourceCountIs("AWS::Lambda::Function", 2);
         lookupsTemplate.resourceCountIs("AWS::Lambda::EventSourceMapping", 2);
         Map<String, Object> environment = TemplateQueries.environment(

@@ -48,6 +48,16 @@ public final class EnvironmentNames {
      */
     public static final String METRICS_FILE = "SLUICE_METRICS_FILE";
 
+    /**
+     * KCL stages only: the KCL application name (also the namespace of KCL's CloudWatch metrics and
+     * the name of its enhanced fan-out consumer).
+     */
+    public static final String KCL_APPLICATION = "SLUICE_KCL_APPLICATION";
+    /** KCL stages only: the physical name of the input stream the workers read. */
+    public static final String KCL_STREAM = "SLUICE_KCL_STREAM";
+    /** KCL stages only: the lease table the stack provisions (KCL must not create it). */
+    public static final String KCL_LEASE_TABLE = "SLUICE_KCL_LEASE_TABLE";
+
     private EnvironmentNames() {}
 
     /** The variable holding the physical name of a table. */

@@ -1,0 +1,473 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.core.definition.ReferenceDefinition;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepType;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.ArnComponents;
+import software.amazon.awscdk.ArnFormat;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.dynamodb.Attribute;
+import software.amazon.awscdk.services.dynamodb.AttributeType;
+import software.amazon.awscdk.services.dynamodb.BillingMode;
+import software.amazon.awscdk.services.dynamodb.GlobalSecondaryIndexProps;
+import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
+import software.amazon.awscdk.services.dynamodb.ProjectionType;
+import software.amazon.awscdk.services.dynamodb.Table;
+import software.amazon.awscdk.services.dynamodb.TableEncryption;
+import software.amazon.awscdk.services.ec2.SubnetSelection;
+import software.amazon.awscdk.services.ec2.SubnetType;
+import software.amazon.awscdk.services.ecs.AwsLogDriverProps;
+import software.amazon.awscdk.services.ecs.ContainerDefinition;
+import software.amazon.awscdk.services.ecs.ContainerDefinitionOptions;
+import software.amazon.awscdk.services.ecs.ContainerImage;
+import software.amazon.awscdk.services.ecs.CpuArchitecture;
+import software.amazon.awscdk.services.ecs.DeploymentCircuitBreaker;
+import software.amazon.awscdk.services.ecs.FargateService;
+import software.amazon.awscdk.services.ecs.FargateTaskDefinition;
+import software.amazon.awscdk.services.ecs.LogDrivers;
+import software.amazon.awscdk.services.ecs.OperatingSystemFamily;
+import software.amazon.awscdk.services.ecs.RuntimePlatform;
+import software.amazon.awscdk.services.iam.IRole;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.iam.ServicePrincipal;
+import software.amazon.awscdk.services.kinesis.Stream;
+import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.logs.RetentionDays;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.constructs.Construct;
+
+/**
+ * A {@code consumer: kcl} stage: a Fargate service of KCL workers reading the stage's input stream,
+ * the KCL lease table the stack provisions for it, and the workers' KMS-encrypted log group. The
+ * service runs in the pipeline's shared {@link KclCluster}.
+ *
+ * <p>The lease table has partition key {@value #LEASE_KEY} and the GSI {@value #LEASE_OWNER_INDEX}
+ * ({@value #LEASE_OWNER} + {@value #LEASE_KEY}, keys only) that KCL 3 would otherwise add itself;
+ * KCL gets no {@code CreateTable} or {@code UpdateTable} permission. Its name is left to
+ * CloudFormation and handed to the workers in {@link EnvironmentNames#KCL_LEASE_TABLE}.
+ *
+ * <p>The task role may: read the input stream ({@link #STREAM_READ_ACTIONS}) and use enhanced fan-out
+ * through the consumer named after the application ({@link #STREAM_CONSUMER_ACTIONS} on {@code
+ * <stream ARN>/consumer/<application>:*}); {@link #LEASE_TABLE_ACTIONS} on its lease table and
+ * {@code dynamodb:Query} on the lease table's GSI; write the tables it sinks to ({@code
+ * grantWriteData}) and the streams it sinks to ({@code grantWrite}); {@code GetItem}, {@code PutItem}
+ * and {@code UpdateItem} on its aggregate tables; read its reference tables ({@code grantReadData})
+ * and the secrets of its {@code mask} steps; send to its dead-letter queue; {@code
+ * cloudwatch:PutMetricData} in the application's namespace only; and use the pipeline key as each of
+ * those needs. Lake sinks and {@code object} references are not supported on KCL stages yet.
+ *
+ * <p>The image comes from the context value {@value #IMAGE_CONTEXT}; without it the stack
+ * synthesizes with {@link #PLACEHOLDER_IMAGE} and records an info annotation saying the image must
+ * be set before deploying.
+ */
+public final class KclStage extends Construct {
+
+    /** Context key holding the KCL worker image (e.g. an ECR image URI with its tag). */
+    public static final String IMAGE_CONTEXT = "sluice:kclImage";
+
+    /** Image used when {@value #IMAGE_CONTEXT} is not set: synthesizes, does not deploy usefully. */
+    public static final String PLACEHOLDER_IMAGE = "sluice-kcl:set-context-sluice-kclImage-before-deploy";
+
+    /** Partition key of the lease table (KCL's lease schema). */
+    public static final String LEASE_KEY = "leaseKey";
+
+    /** Attribute of the lease owner (KCL's lease schema). */
+    public static final String LEASE_OWNER = "leaseOwner";
+
+    /** The GSI KCL 3 queries for the leases of one worker. */
+    public static final String LEASE_OWNER_INDEX = "LeaseOwnerToLeaseKeyIndex";
+
+    /** Workers per stage: two, so a second one takes over the leases when one stops. */
+    public static final int DESIRED_COUNT = 2;
+
+    /** CPU units of a worker task (1 vCPU). */
+    public static final int CPU = 1024;
+
+    /** Memory of a worker task in MiB (2 GiB). */
+    public static final int MEMORY_MIB = 2048;
+
+    /** Time a worker gets between SIGTERM and SIGKILL to hand its leases over (Fargate's maximum). */
+    public static final Duration STOP_TIMEOUT = Duration.seconds(120);
+
+    /** Retention of the workers' log group. */
+    public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+    /** What the workers do on the input stream itself. */
+    public static final List<String> STREAM_READ_ACTIONS = List.of(
+            "kinesis:DescribeStream",
+            "kinesis:DescribeStreamSummary",
+            "kinesis:GetRecords",
+            "kinesis:GetShardIterator",
+            "kinesis:ListShards",
+            "kinesis:RegisterStreamConsumer");
+
+    /** What the workers do on their enhanced fan-out consumer. */
+    public static final List<String> STREAM_CONSUMER_ACTIONS =
+            List.of("kinesis:DescribeStreamConsumer", "kinesis:SubscribeToShard");
+
+    /** What KCL does on its lease table: no CreateTable, UpdateTable or DeleteTable. */
+    public static final List<String> LEASE_TABLE_ACTIONS = List.of(
+            "dynamodb:DescribeTable",
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:Scan",
+            "dynamodb:Query");
+
+    /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
+    private static final List<String> LOGS_KEY_ACTIONS =
+            List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
+
+    /** A private ECR image: account, region, repository. */
+    private static final Pattern ECR_IMAGE =
+            Pattern.compile("^(\\d{12})\\.dkr\\.ecr\\.([a-z0-9-]+)\\.amazonaws\\.com(?:\\.cn)?/([^:@]+)[:@].+$");
+
+    private final String stageName;
+    private final String applicationName;
+    private final String image;
+    private final Table leaseTable;
+    private final LogGroup logGroup;
+    private final FargateTaskDefinition taskDefinition;
+    private final ContainerDefinition container;
+    private final FargateService service;
+    private final Queue deadLetterQueue;
+    private final boolean ecrImage;
+    private final KclCluster kclCluster;
+
+    KclStage(PipelineStack stack, String stageName, StageDefinition stage) {
+        super(stack, "Stage" + LogicalNames.pascal(stageName));
+        this.stageName = stageName;
+        String pipeline = stack.getDefinition().pipeline();
+        this.applicationName = applicationName(pipeline, stageName);
+        Stream input = stack.getStream(stage.input());
+        this.deadLetterQueue = stack.getQueue(stage.failure().deadLetterQueue());
+        for (SinkDefinition sink : stage.sinks()) {
+            if (sink.kind() == SinkDefinition.Kind.LAKE) {
+                throw new IllegalArgumentException("pipeline '" + pipeline + "', stage '" + stageName
+                        + "': lake sinks are not supported on consumer: kcl stages yet; use consumer: lambda");
+            }
+        }
+        for (ReferenceDefinition reference : references(stack, stage)) {
+            if (reference.table() == null) {
+                throw new IllegalArgumentException("pipeline '" + pipeline + "', stage '" + stageName
+                        + "': object references are not supported on consumer: kcl stages yet; use a table"
+                        + " reference or consumer: lambda");
+            }
+        }
+
+        this.leaseTable = leaseTable(stack);
+        this.logGroup = encryptedLogGroup(this, "Logs", "/sluice/" + pipeline + "/" + stageName);
+
+        Object configured = getNode().tryGetContext(IMAGE_CONTEXT);
+        if (configured == null || configured.toString().isBlank()) {
+            this.image = PLACEHOLDER_IMAGE;
+            Annotations.of(this)
+                    .addInfo("Sluice stage '" + stageName + "' runs the placeholder image " + PLACEHOLDER_IMAGE
+                            + ": set the KCL worker image with -c " + IMAGE_CONTEXT + "=IMAGE before deploying");
+        } else {
+            this.image = configured.toString().trim();
+        }
+
+        this.taskDefinition = FargateTaskDefinition.Builder.create(this, "TaskDefinition")
+                .cpu(CPU)
+                .memoryLimitMiB(MEMORY_MIB)
+                .runtimePlatform(RuntimePlatform.builder()
+                        .cpuArchitecture(CpuArchitecture.ARM64)
+                        .operatingSystemFamily(OperatingSystemFamily.LINUX)
+                        .build())
+                .build();
+        this.container = taskDefinition.addContainer(
+                "Worker",
+                ContainerDefinitionOptions.builder()
+                        .image(ContainerImage.fromRegistry(image))
+                        .essential(true)
+                        .stopTimeout(STOP_TIMEOUT)
+                        .environment(environment(stack, stage, input))
+                        .logging(LogDrivers.awsLogs(AwsLogDriverProps.builder()
+                                .logGroup(logGroup)
+                                .streamPrefix("worker")
+                                .build()))
+                        .build());
+        this.ecrImage = grantImagePull(stack);
+
+        this.kclCluster = KclCluster.of(stack);
+        this.service = FargateService.Builder.create(this, "Service")
+                .cluster(kclCluster.getCluster())
+                .taskDefinition(taskDefinition)
+                .desiredCount(DESIRED_COUNT)
+                // a new worker starts before an old one stops: leases move, processing never pauses
+                .minHealthyPercent(100)
+                .maxHealthyPercent(200)
+                .circuitBreaker(
+                        DeploymentCircuitBreaker.builder().rollback(true).build())
+                .vpcSubnets(SubnetSelection.builder()
+                        .subnetType(SubnetType.PRIVATE_WITH_EGRESS)
+                        .build())
+                .assignPublicIp(false)
+                .build();
+
+        grants(stack, stage, input);
+    }
+
+    /** The KCL application name of a stage: {@code sluice-<pipeline>-<stage>}. */
+    public static String applicationName(String pipeline, String stageName) {
+        return SluiceApp.STACK_PREFIX + pipeline + "-" + stageName;
+    }
+
+    private Table leaseTable(PipelineStack stack) {
+        // like the pipeline's other tables: on-demand, the pipeline key, PITR, default removal policy
+        Table table = Table.Builder.create(this, "LeaseTable")
+                .partitionKey(Attribute.builder()
+                        .name(LEASE_KEY)
+                        .type(AttributeType.STRING)
+                        .build())
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .encryption(TableEncryption.CUSTOMER_MANAGED)
+                .encryptionKey(stack.getEncryptionKey())
+                .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
+                        .pointInTimeRecoveryEnabled(true)
+                        .build())
+                .build();
+        table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
+                .indexName(LEASE_OWNER_INDEX)
+                .partitionKey(Attribute.builder()
+                        .name(LEASE_OWNER)
+                        .type(AttributeType.STRING)
+                        .build())
+                .sortKey(Attribute.builder()
+                        .name(LEASE_KEY)
+                        .type(AttributeType.STRING)
+                        .build())
+                .projectionType(ProjectionType.KEYS_ONLY)
+                .build());
+        return table;
+    }
+
+    /** Names, URLs and ARNs only (never a secret's value). */
+    private Map<String, String> environment(PipelineStack stack, StageDefinition stage, Stream input) {
+        Map<String, String> environment = new LinkedHashMap<>();
+        environment.put(EnvironmentNames.PIPELINE, stack.getDefinition().pipeline());
+        environment.put(EnvironmentNames.STAGE, stageName);
+        environment.put(EnvironmentNames.KCL_APPLICATION, applicationName);
+        environment.put(EnvironmentNames.KCL_STREAM, input.getStreamName());
+        environment.put(EnvironmentNames.KCL_LEASE_TABLE, leaseTable.getTableName());
+        environment.put(EnvironmentNames.queueUrl(stage.failure().deadLetterQueue()), deadLetterQueue.getQueueUrl());
+        for (SinkDefinition sink : stage.sinks()) {
+            switch (sink.kind()) {
+                case TABLE ->
+                    environment.put(
+                            EnvironmentNames.table(sink.table()),
+                            stack.getTable(sink.table()).getTableName());
+                case STREAM ->
+                    environment.put(
+                            EnvironmentNames.stream(sink.stream()),
+                            stack.getStream(sink.stream()).getStreamName());
+                case LAKE -> throw new IllegalStateException("rejected in the constructor");
+            }
+        }
+        for (String table : LambdaStage.aggregateTables(stage)) {
+            environment.put(EnvironmentNames.table(table), stack.getTable(table).getTableName());
+        }
+        for (ReferenceDefinition reference : references(stack, stage)) {
+            environment.put(
+                    EnvironmentNames.table(reference.table()),
+                    stack.getTable(reference.table()).getTableName());
+        }
+        for (String secret : secrets(stage)) {
+            environment.put(
+                    EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
+        }
+        return environment;
+    }
+
+    private void grants(PipelineStack stack, StageDefinition stage, Stream input) {
+        IRole role = taskDefinition.getTaskRole();
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(STREAM_READ_ACTIONS)
+                .resources(List.of(input.getStreamArn()))
+                .build());
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(STREAM_CONSUMER_ACTIONS)
+                .resources(List.of(consumerArns(input)))
+                .build());
+        stack.getEncryptionKey().grantDecrypt(role);
+
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(LEASE_TABLE_ACTIONS)
+                .resources(List.of(leaseTable.getTableArn()))
+                .build());
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(List.of("dynamodb:Query"))
+                .resources(List.of(leaseOwnerIndexArn()))
+                .build());
+        stack.getEncryptionKey().grantEncryptDecrypt(role);
+
+        for (SinkDefinition sink : stage.sinks()) {
+            switch (sink.kind()) {
+                case TABLE -> stack.getTable(sink.table()).grantWriteData(role);
+                case STREAM -> stack.getStream(sink.stream()).grantWrite(role);
+                case LAKE -> throw new IllegalStateException("rejected in the constructor");
+            }
+        }
+        for (String table : LambdaStage.aggregateTables(stage)) {
+            stack.getTable(table).grant(role, LambdaStage.AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
+        }
+        for (ReferenceDefinition reference : references(stack, stage)) {
+            stack.getTable(reference.table()).grantReadData(role);
+        }
+        for (String secret : secrets(stage)) {
+            stack.getSecret(secret).grantRead(role);
+        }
+        deadLetterQueue.grantSendMessages(role);
+
+        // KCL's metrics: PutMetricData has no resource type, so it is limited by namespace instead
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(List.of("cloudwatch:PutMetricData"))
+                .resources(List.of("*"))
+                .conditions(Map.of("StringEquals", Map.of("cloudwatch:namespace", applicationName)))
+                .build());
+    }
+
+    /** {@code <stream ARN>/consumer/<application>:*}: the fan-out consumer KCL registers (its ARN ends in a timestamp). */
+    String consumerArns(Stream input) {
+        return input.getStreamArn() + "/consumer/" + applicationName + ":*";
+    }
+
+    /** The ARN of the lease table's {@value #LEASE_OWNER_INDEX}. */
+    String leaseOwnerIndexArn() {
+        return leaseTable.getTableArn() + "/index/" + LEASE_OWNER_INDEX;
+    }
+
+    /**
+     * For an image in a private ECR repository: lets the task execution role pull it (that
+     * repository only, and {@code ecr:GetAuthorizationToken}, which takes no resource).
+     */
+    private boolean grantImagePull(PipelineStack stack) {
+        Matcher ecr = ECR_IMAGE.matcher(image);
+        if (!ecr.matches()) {
+            return false;
+        }
+        IRole execution = taskDefinition.obtainExecutionRole();
+        String repository = "arn:" + stack.getPartition() + ":ecr:" + ecr.group(2) + ":" + ecr.group(1) + ":repository/"
+                + ecr.group(3);
+        execution.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(List.of("ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"))
+                .resources(List.of(repository))
+                .build());
+        execution.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(List.of("ecr:GetAuthorizationToken"))
+                .resources(List.of("*"))
+                .build());
+        return true;
+    }
+
+    /** The references the stage's {@code enrich} steps read, each once, in step order. */
+    private static List<ReferenceDefinition> references(PipelineStack stack, StageDefinition stage) {
+        return stage.steps().stream()
+                .filter(step -> step.type() == StepType.ENRICH)
+                .map(step -> step.option("reference"))
+                .distinct()
+                .map(name -> stack.getDefinition().references().get(name))
+                .toList();
+    }
+
+    /** The secrets the stage's {@code mask} steps read, each once, sorted. */
+    private static Set<String> secrets(StageDefinition stage) {
+        Set<String> names = new TreeSet<>();
+        stage.steps().stream()
+                .filter(step -> step.type() == StepType.MASK)
+                .forEach(step -> names.add(PipelineStack.maskSecret(step)));
+        return names;
+    }
+
+    /**
+     * A log group {@code name} encrypted with the pipeline's key, which CloudWatch Logs may use for
+     * that log group only; kept {@link #LOG_RETENTION}.
+     */
+    static LogGroup encryptedLogGroup(Construct scope, String id, String name) {
+        PipelineStack stack = (PipelineStack) Stack.of(scope);
+        String arn = stack.formatArn(ArnComponents.builder()
+                .service("logs")
+                .resource("log-group")
+                .resourceName(name)
+                .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
+                .build());
+        stack.getEncryptionKey()
+                .grant(
+                        new ServicePrincipal("logs." + stack.getRegion() + ".amazonaws.com")
+                                .withConditions(Map.of("ArnEquals", Map.of("kms:EncryptionContext:aws:logs:arn", arn))),
+                        LOGS_KEY_ACTIONS.toArray(String[]::new));
+        return LogGroup.Builder.create(scope, id)
+                .logGroupName(name)
+                .encryptionKey(stack.getEncryptionKey())
+                .retention(LOG_RETENTION)
+                .build();
+    }
+
+    /** The stage's name in the pipeline definition. */
+    public String getStageName() {
+        return stageName;
+    }
+
+    /** The KCL application name ({@link #applicationName}), also the namespace of KCL's metrics. */
+    public String getApplicationName() {
+        return applicationName;
+    }
+
+    /** The image the workers run: the {@value #IMAGE_CONTEXT} context value or {@link #PLACEHOLDER_IMAGE}. */
+    public String getImage() {
+        return image;
+    }
+
+    /** Whether the image is in a private ECR repository (the execution role may pull it). */
+    public boolean isEcrImage() {
+        return ecrImage;
+    }
+
+    /** The lease table the stack provisions for the stage's KCL application. */
+    public Table getLeaseTable() {
+        return leaseTable;
+    }
+
+    /** The workers' log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's key. */
+    public LogGroup getLogGroup() {
+        return logGroup;
+    }
+
+    /** The workers' Fargate task definition. */
+    public FargateTaskDefinition getTaskDefinition() {
+        return taskDefinition;
+    }
+
+    /** The worker container. */
+    public ContainerDefinition getContainer() {
+        return container;
+    }
+
+    /** The Fargate service running {@link #DESIRED_COUNT} workers. */
+    public FargateService getService() {
+        return service;
+    }
+
+    /** The VPC and ECS cluster the pipeline's KCL stages share. */
+    public KclCluster getKclCluster() {
+        return kclCluster;
+    }
+
+    /** The stage's dead-letter queue. */
+    public Queue getDeadLetterQueue() {
+        return deadLetterQueue;
+    }
+}
