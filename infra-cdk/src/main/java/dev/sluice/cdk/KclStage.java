@@ -239,6 +239,7 @@ public final class KclStage extends Construct {
                 .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
                         .pointInTimeRecoveryEnabled(true)
                         .build())
+                .deletionProtection(true) // like every table of the stack
                 .build();
         table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
                 .indexName(LEASE_OWNER_INDEX)

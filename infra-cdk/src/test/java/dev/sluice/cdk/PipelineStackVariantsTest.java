@@ -225,9 +225,9 @@ class PipelineStackVariantsTest {
     }
 
     @Test
-    void everyTableReferenceAndAggregateIncludedHasDeletionProtection() {
+    void everyTableReferenceAggregateAndLeaseIncludedHasDeletionProtection() {
         Map<String, Map<String, Object>> tables = lookupsTemplate.findResources("AWS::DynamoDB::Table");
-        assertThat(tables).hasSize(3);
+        assertThat(tables).hasSize(4);
         assertThat(tables.values())
                 .allSatisfy(table -> assertThat(((Map<?, ?>) table.get("Properties")).get("DeletionProtectionEnabled"))
                         .isEqualTo(true));
