@@ -4,12 +4,9 @@ import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
-import dev.sluice.core.definition.StepType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awscdk.Annotations;
@@ -159,7 +156,7 @@ public final class KclStage extends Construct {
                         + "': lake sinks are not supported on consumer: kcl stages yet; use consumer: lambda");
             }
         }
-        for (ReferenceDefinition reference : references(stack, stage)) {
+        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             if (reference.table() == null) {
                 throw new IllegalArgumentException("pipeline '" + pipeline + "', stage '" + stageName
                         + "': object references are not supported on consumer: kcl stages yet; use a table"
@@ -278,15 +275,15 @@ public final class KclStage extends Construct {
                 case LAKE -> throw new IllegalStateException("rejected in the constructor");
             }
         }
-        for (String table : LambdaStage.aggregateTables(stage)) {
+        for (String table : StageSteps.aggregateTables(stage)) {
             environment.put(EnvironmentNames.table(table), stack.getTable(table).getTableName());
         }
-        for (ReferenceDefinition reference : references(stack, stage)) {
+        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             environment.put(
                     EnvironmentNames.table(reference.table()),
                     stack.getTable(reference.table()).getTableName());
         }
-        for (String secret : secrets(stage)) {
+        for (String secret : StageSteps.secrets(stage)) {
             environment.put(
                     EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
         }
@@ -322,13 +319,13 @@ public final class KclStage extends Construct {
                 case LAKE -> throw new IllegalStateException("rejected in the constructor");
             }
         }
-        for (String table : LambdaStage.aggregateTables(stage)) {
+        for (String table : StageSteps.aggregateTables(stage)) {
             stack.getTable(table).grant(role, LambdaStage.AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
         }
-        for (ReferenceDefinition reference : references(stack, stage)) {
+        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             stack.getTable(reference.table()).grantReadData(role);
         }
-        for (String secret : secrets(stage)) {
+        for (String secret : StageSteps.secrets(stage)) {
             stack.getSecret(secret).grantRead(role);
         }
         deadLetterQueue.grantSendMessages(role);
@@ -372,25 +369,6 @@ public final class KclStage extends Construct {
                 .resources(List.of("*"))
                 .build());
         return true;
-    }
-
-    /** The references the stage's {@code enrich} steps read, each once, in step order. */
-    private static List<ReferenceDefinition> references(PipelineStack stack, StageDefinition stage) {
-        return stage.steps().stream()
-                .filter(step -> step.type() == StepType.ENRICH)
-                .map(step -> step.option("reference"))
-                .distinct()
-                .map(name -> stack.getDefinition().references().get(name))
-                .toList();
-    }
-
-    /** The secrets the stage's {@code mask} steps read, each once, sorted. */
-    private static Set<String> secrets(StageDefinition stage) {
-        Set<String> names = new TreeSet<>();
-        stage.steps().stream()
-                .filter(step -> step.type() == StepType.MASK)
-                .forEach(step -> names.add(PipelineStack.maskSecret(step)));
-        return names;
     }
 
     /**

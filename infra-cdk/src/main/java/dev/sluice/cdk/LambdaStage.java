@@ -7,12 +7,9 @@ import dev.sluice.core.definition.FunctionDefinition;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
-import dev.sluice.core.definition.StepType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
@@ -115,10 +112,10 @@ public final class LambdaStage extends Construct {
                             stack.getStream(sink.stream()).getStreamName());
             }
         }
-        for (String table : aggregateTables(stage)) {
+        for (String table : StageSteps.aggregateTables(stage)) {
             environment.put(EnvironmentNames.table(table), stack.getTable(table).getTableName());
         }
-        for (ReferenceDefinition reference : references(stack, stage)) {
+        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             if (reference.table() != null) {
                 environment.put(
                         EnvironmentNames.table(reference.table()),
@@ -128,7 +125,7 @@ public final class LambdaStage extends Construct {
             }
         }
         // the secret's ARN, never its value: the handler reads the value from Secrets Manager
-        for (String secret : secrets(stage)) {
+        for (String secret : StageSteps.secrets(stage)) {
             environment.put(
                     EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
         }
@@ -166,54 +163,26 @@ public final class LambdaStage extends Construct {
                 case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
             }
         }
-        for (String table : aggregateTables(stage)) {
+        for (String table : StageSteps.aggregateTables(stage)) {
             // read-compute-conditional-write of aggregate items: nothing wider (grantReadWriteData
             // would add deletes, scans, queries and batches)
             stack.getTable(table).grant(function, AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
             stack.getEncryptionKey().grantEncryptDecrypt(function);
         }
-        for (ReferenceDefinition reference : references(stack, stage)) {
+        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             if (reference.table() != null) {
                 stack.getTable(reference.table()).grantReadData(function);
             } else {
                 grantReadObject(stack, reference.object());
             }
         }
-        for (String secret : secrets(stage)) {
+        for (String secret : StageSteps.secrets(stage)) {
             stack.getSecret(secret).grantRead(function);
         }
         deadLetterQueue.grantSendMessages(function);
 
         this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
         function.addEventSource(eventSource);
-    }
-
-    /** The tables the stage's {@code aggregate} steps update, each once, in step order. */
-    static List<String> aggregateTables(StageDefinition stage) {
-        return stage.steps().stream()
-                .filter(step -> step.type() == StepType.AGGREGATE)
-                .map(step -> step.option("table"))
-                .distinct()
-                .toList();
-    }
-
-    /** The references the stage's {@code enrich} steps read, each once, in step order. */
-    private static List<ReferenceDefinition> references(PipelineStack stack, StageDefinition stage) {
-        return stage.steps().stream()
-                .filter(step -> step.type() == StepType.ENRICH)
-                .map(step -> step.option("reference"))
-                .distinct()
-                .map(name -> stack.getDefinition().references().get(name))
-                .toList();
-    }
-
-    /** The secrets the stage's {@code mask} steps read, each once, sorted. */
-    private static Set<String> secrets(StageDefinition stage) {
-        Set<String> names = new TreeSet<>();
-        stage.steps().stream()
-                .filter(step -> step.type() == StepType.MASK)
-                .forEach(step -> names.add(PipelineStack.maskSecret(step)));
-        return names;
     }
 
     private static Bucket lakeBucket(PipelineStack stack) {
