@@ -165,7 +165,7 @@ public final class FaultSuite {
                         "function dies between the lake and the table",
                         n,
                         0.02,
-                        plan -> plan.sdk("PutObject", plan.bucket(), 3, Fault.CRASH)),
+                        plan -> plan.sdk("PutObject", plan.bucket(), 2, Fault.CRASH)),
                 new FaultScenario(
                         "runner-killed",
                         "event-source mapping runner killed and restarted",
@@ -201,7 +201,7 @@ public final class FaultSuite {
                         plan -> plan.sdk("PutItem", plan.table(TABLE), 2, Fault.THROTTLED)
                                 .sdk("PutObject", plan.bucket(), 2, Fault.SERVER_ERROR)
                                 .sdk("PutItem", plan.table(TABLE), 4, Fault.RESPONSE_LOST)
-                                .sdk("PutObject", plan.bucket(), 5, Fault.RESPONSE_LOST)
+                                .sdk("PutObject", plan.bucket(), 3, Fault.RESPONSE_LOST)
                                 .sdk("SendMessageBatch", plan.queueUrl(DLQ), 2, Fault.NOT_SENT)
                                 .sdk("UpdateItem", plan.table(AGGREGATE), 3, Fault.TIMEOUT)
                                 .sdk("PutRecords", plan.stream(INPUT), 2, Fault.RESPONSE_LOST)

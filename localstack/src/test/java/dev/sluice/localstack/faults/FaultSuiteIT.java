@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FaultSuiteIT {
 
     private static final Path ROOT = Path.of(System.getProperty("sluice.root"));
-    private static final int EVENTS = 240;
+    private static final int EVENTS = 300;
 
     private static LocalAws aws;
     private static FaultSuite suite;
