@@ -24,8 +24,10 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
  *
  * <p>Calls are counted per rule target: an operation (request class without {@code Request}, e.g.
  * {@code PutItem}), optionally narrowed to one resource (table, bucket, queue URL or stream name,
- * as the request names it). A rule fires on the n-th such call, retries counting as calls, so the
- * SDK's own retry of a throttled or failed attempt is the next call.
+ * as the request names it). A rule fires once, on the n-th such call, retries counting as calls, so
+ * the SDK's own retry of a throttled or failed attempt is the next call. A fault after sending
+ * (lost response, time-out, crash) moves to the next call when the n-th never finished sending
+ * (the emulator dropped the connection).
  */
 public final class FaultInjector implements ExecutionInterceptor {
 
@@ -92,6 +94,7 @@ public final class FaultInjector implements ExecutionInterceptor {
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final List<Rule> fired = new CopyOnWriteArrayList<>();
+    private final java.util.Set<Rule> firedOnce = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
     /** Plans {@code fault} for the {@code call}-th (1-based) call of {@code operation}, on any resource. */
@@ -170,7 +173,11 @@ public final class FaultInjector implements ExecutionInterceptor {
             } else {
                 continue;
             }
-            if (rule.call() == call) {
+            // a fault after sending strikes the first call at or after its number that completes its
+            // transmission (an attempt the network broke never gets there); one before sending strikes
+            // exactly its call, which always comes
+            boolean due = afterSending ? call >= rule.call() : call == rule.call();
+            if (due && firedOnce.add(rule)) {
                 fired.add(rule);
                 throw failure(rule, call);
             }

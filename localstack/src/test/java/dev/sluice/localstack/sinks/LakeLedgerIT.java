@@ -299,6 +299,7 @@ class LakeLedgerIT {
         return s3(faults, false);
     }
 
+    /** An S3 client with faults, and the SDK's standard retries when {@code sdkRetries}. */
     private S3Client s3(FaultInjector faults, boolean sdkRetries) {
         return S3Client.builder()
                 .endpointOverride(aws.s3Endpoint())
@@ -306,8 +307,14 @@ class LakeLedgerIT {
                 .credentialsProvider(aws.credentialsProvider())
                 .forcePathStyle(true)
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(
-                        c -> c.addExecutionInterceptor(faults).retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .overrideConfiguration(c -> {
+                    c.addExecutionInterceptor(faults);
+                    if (sdkRetries) {
+                        c.retryStrategy(software.amazon.awssdk.core.retry.RetryMode.STANDARD);
+                    } else {
+                        c.retryStrategy(AwsRetryStrategy.doNotRetry());
+                    }
+                })
                 .build();
     }
 }
