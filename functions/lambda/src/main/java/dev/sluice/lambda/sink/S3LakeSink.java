@@ -133,7 +133,13 @@ public final class S3LakeSink implements EventSink {
                         "s3://" + bucket + "/" + key + " ends before its own first record", false, null);
             }
             commit(pk, key, objectLast);
-            absorbed += covered;
+            if (objectLast.equals(last)) {
+                // exactly the object this attempt meant to write, under the intent it recorded itself:
+                // the SDK repeated a PUT whose first try stored the object but lost the answer
+                applied += covered;
+            } else {
+                absorbed += covered;
+            }
             rest = rest.subList(covered, rest.size());
         }
         return new int[] {applied, absorbed};
