@@ -5,19 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.core.definition.DefinitionLoader;
-import dev.sluice.core.definition.PipelineDefinition;
-import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchOutcome;
-import dev.sluice.core.stage.StageChain;
-import dev.sluice.core.stage.StageServices;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -127,30 +116,7 @@ class ClickstreamGeneratorTest {
     @Test
     void maskAndRekeyStageGivesEveryClickTheVerdictTheLedgerExpects() {
         List<GeneratedEvent> events = generate(3, 400, 3_000, 0.02);
-        Path root = Path.of(System.getProperty("sluice.root"));
-        SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), MAPPER);
-        PipelineDefinition clickstream = new DefinitionLoader(schemas).load(root.resolve("pipelines/clickstream.yaml"));
-        StageChain chain = StageChain.compile(
-                clickstream,
-                "mask-and-rekey",
-                new StageServices(
-                        schemas,
-                        MAPPER,
-                        Clock.systemUTC(),
-                        name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
-                        Map.of()));
-        List<InboundRecord> records = new ArrayList<>();
-        for (int i = 0; i < events.size(); i++) {
-            GeneratedEvent e = events.get(i);
-            records.add(new InboundRecord(
-                    "clicks-raw",
-                    Position.of("shardId-000000000000", Integer.toString(i + 1)),
-                    e.partitionKey(),
-                    e.data(),
-                    START));
-        }
-
-        BatchOutcome outcome = chain.process(records);
+        BatchOutcome outcome = StageRun.process("clickstream", "mask-and-rekey", "clicks-raw", events, START);
 
         Set<String> expectedAccepted = events.stream()
                 .filter(GeneratedEvent::valid)
@@ -161,16 +127,8 @@ class ClickstreamGeneratorTest {
                 .extracting(e -> e.eventId())
                 .containsExactlyInAnyOrderElementsOf(expectedAccepted);
         assertThat(outcome.filtered()).isPositive();
-        Map<String, String> expectedReasons = new HashMap<>();
-        for (int i = 0; i < events.size(); i++) {
-            if (!events.get(i).valid()) {
-                expectedReasons.put(Integer.toString(i + 1), events.get(i).expectedReason());
-            }
-        }
-        Map<String, String> actualReasons = outcome.deadLetters().stream()
-                .collect(Collectors.toMap(
-                        d -> d.source().position().sequenceNumber(),
-                        (DeadLetter d) -> d.code().name()));
+        Map<String, String> expectedReasons = StageRun.expectedReasons(events);
+        Map<String, String> actualReasons = StageRun.actualReasons(outcome);
         assertThat(actualReasons).isEqualTo(expectedReasons);
         assertThat(new HashSet<>(expectedReasons.values()))
                 .contains("MALFORMED_JSON", "SCHEMA_INVALID", "MISSING_TIMESTAMP");

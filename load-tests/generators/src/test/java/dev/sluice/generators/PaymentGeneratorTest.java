@@ -2,18 +2,7 @@ package dev.sluice.generators;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.core.definition.DefinitionLoader;
-import dev.sluice.core.definition.PipelineDefinition;
-import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchOutcome;
-import dev.sluice.core.stage.StageChain;
-import dev.sluice.core.stage.StageServices;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,47 +39,15 @@ class PaymentGeneratorTest {
     @Test
     void pipelineGivesEveryEventTheVerdictTheLedgerExpects() {
         List<GeneratedEvent> events = generate(7, 2_000, 0.02);
-        Path root = Path.of(System.getProperty("sluice.root"));
-        ObjectMapper mapper = new ObjectMapper();
-        SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
-        PipelineDefinition payments = new DefinitionLoader(schemas).load(root.resolve("pipelines/payments.yaml"));
-        StageChain chain = StageChain.compile(
-                payments,
-                "validate",
-                new StageServices(
-                        schemas,
-                        mapper,
-                        Clock.systemUTC(),
-                        name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        Map.of()));
-        List<InboundRecord> records = new ArrayList<>();
-        for (int i = 0; i < events.size(); i++) {
-            GeneratedEvent e = events.get(i);
-            records.add(new InboundRecord(
-                    "payments-raw",
-                    Position.of("shardId-000000000000", Integer.toString(i + 1)),
-                    e.partitionKey(),
-                    e.data(),
-                    START));
-        }
-
-        BatchOutcome outcome = chain.process(records);
+        BatchOutcome outcome = StageRun.process("payments", "validate", "payments-raw", events, START);
 
         Set<String> expectedValid = events.stream()
                 .filter(GeneratedEvent::valid)
                 .map(GeneratedEvent::eventId)
                 .collect(Collectors.toSet());
         assertThat(outcome.accepted()).extracting(e -> e.eventId()).containsExactlyInAnyOrderElementsOf(expectedValid);
-        Map<String, String> expectedReasons = new java.util.HashMap<>();
-        for (int i = 0; i < events.size(); i++) {
-            if (!events.get(i).valid()) {
-                expectedReasons.put(Integer.toString(i + 1), events.get(i).expectedReason());
-            }
-        }
-        Map<String, String> actualReasons = outcome.deadLetters().stream()
-                .collect(Collectors.toMap(
-                        d -> d.source().position().sequenceNumber(),
-                        (DeadLetter d) -> d.code().name()));
+        Map<String, String> expectedReasons = StageRun.expectedReasons(events);
+        Map<String, String> actualReasons = StageRun.actualReasons(outcome);
         assertThat(actualReasons).isEqualTo(expectedReasons);
         assertThat(expectedReasons).hasSizeBetween(20, 70);
         assertThat(new HashSet<>(expectedReasons.values()))
