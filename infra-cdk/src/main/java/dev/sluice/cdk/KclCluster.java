@@ -16,7 +16,7 @@ import software.constructs.Construct;
  * The network and ECS cluster the KCL stages of a pipeline share, created with the first {@code
  * consumer: kcl} stage ({@link #of(PipelineStack)}): a VPC over two availability zones with public
  * subnets (NAT gateway only) and private subnets with egress (the tasks), one NAT gateway, VPC flow
- * logs (all traffic) into a log group encrypted with the pipeline's key, and a Fargate cluster with
+ * logs (all traffic) into a log group encrypted with the pipeline's logs key, and a Fargate cluster with
  * Container Insights.
  */
 public final class KclCluster extends Construct {

@@ -61,7 +61,7 @@ import software.constructs.Construct;
  * grantWriteData}) and the streams it sinks to ({@code grantWrite}); {@code GetItem}, {@code PutItem}
  * and {@code UpdateItem} on its aggregate tables; read its reference tables ({@code grantReadData})
  * and the secrets of its {@code mask} steps; send to its dead-letter queue; {@code
- * cloudwatch:PutMetricData} in the application's namespace only; and use the pipeline key as each of
+ * cloudwatch:PutMetricData} in the application's namespace only; and use the pipeline's keys as each of
  * those needs. Lake sinks and {@code object} references are not supported on KCL stages yet.
  *
  * <p>The image comes from the context value {@value #IMAGE_CONTEXT}; without it the stack
@@ -224,7 +224,7 @@ public final class KclStage extends Construct {
     }
 
     private Table leaseTable(PipelineStack stack) {
-        // like the pipeline's other tables: on-demand, the pipeline key, PITR, default removal policy
+        // like the pipeline's other tables: on-demand, the pipeline's tables key, PITR, default removal policy
         Table table = Table.Builder.create(this, "LeaseTable")
                 .partitionKey(Attribute.builder()
                         .name(LEASE_KEY)
@@ -232,7 +232,7 @@ public final class KclStage extends Construct {
                         .build())
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .encryption(TableEncryption.CUSTOMER_MANAGED)
-                .encryptionKey(stack.getEncryptionKey())
+                .encryptionKey(stack.getKey(PipelineKeys.Use.TABLES))
                 .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
                         .pointInTimeRecoveryEnabled(true)
                         .build())
@@ -300,7 +300,7 @@ public final class KclStage extends Construct {
                 .actions(STREAM_CONSUMER_ACTIONS)
                 .resources(List.of(consumerArns(input)))
                 .build());
-        stack.getEncryptionKey().grantDecrypt(role);
+        stack.getKeys().grantVia(role, PipelineKeys.Use.STREAMS, List.of("kms:Decrypt"));
 
         role.addToPrincipalPolicy(PolicyStatement.Builder.create()
                 .actions(LEASE_TABLE_ACTIONS)
@@ -310,7 +310,7 @@ public final class KclStage extends Construct {
                 .actions(List.of("dynamodb:Query"))
                 .resources(List.of(leaseOwnerIndexArn()))
                 .build());
-        stack.getEncryptionKey().grantEncryptDecrypt(role);
+        stack.getKeys().grantVia(role, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
 
         for (SinkDefinition sink : stage.sinks()) {
             switch (sink.kind()) {
@@ -372,7 +372,7 @@ public final class KclStage extends Construct {
     }
 
     /**
-     * A log group {@code name} encrypted with the pipeline's key, which CloudWatch Logs may use for
+     * A log group {@code name} encrypted with the pipeline's logs key, which CloudWatch Logs may use for
      * that log group only; kept {@link #LOG_RETENTION}.
      */
     static LogGroup encryptedLogGroup(Construct scope, String id, String name) {
@@ -383,14 +383,14 @@ public final class KclStage extends Construct {
                 .resourceName(name)
                 .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
                 .build());
-        stack.getEncryptionKey()
+        stack.getKey(PipelineKeys.Use.LOGS)
                 .grant(
                         new ServicePrincipal("logs." + stack.getRegion() + ".amazonaws.com")
                                 .withConditions(Map.of("ArnEquals", Map.of("kms:EncryptionContext:aws:logs:arn", arn))),
                         LOGS_KEY_ACTIONS.toArray(String[]::new));
         return LogGroup.Builder.create(scope, id)
                 .logGroupName(name)
-                .encryptionKey(stack.getEncryptionKey())
+                .encryptionKey(stack.getKey(PipelineKeys.Use.LOGS))
                 .retention(LOG_RETENTION)
                 .build();
     }
@@ -420,7 +420,7 @@ public final class KclStage extends Construct {
         return leaseTable;
     }
 
-    /** The workers' log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's key. */
+    /** The workers' log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's logs key. */
     public LogGroup getLogGroup() {
         return logGroup;
     }

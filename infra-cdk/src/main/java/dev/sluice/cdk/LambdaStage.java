@@ -49,7 +49,7 @@ import software.constructs.Construct;
  * {@code s3:GetObject} on exactly the lake-bucket keys they read, read access to the secrets its
  * {@code mask} steps use, and send access to its dead-letter queue, which also receives the
  * event-source mapping's on-failure records (batches given up after the retries). Each grant comes
- * with the matching use of the pipeline's key. Its environment holds resource names, URLs and ARNs
+ * with the matching use of the store's key. Its environment holds resource names, URLs and ARNs
  * only ({@link dev.sluice.core.definition.EnvironmentNames}, {@link StageEnvironment}).
  */
 public final class LambdaStage extends Construct {
@@ -157,7 +157,7 @@ public final class LambdaStage extends Construct {
                     bucket.grantPut(function, objects);
                     // the commit ledger: read and conditionally write single items, nothing else
                     ledgerTable(stack).grant(function, LEDGER_ACTIONS.toArray(String[]::new));
-                    stack.getEncryptionKey().grantEncryptDecrypt(function);
+                    stack.getKeys().grantVia(function, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
                 }
                 // PutRecord(s) and ListShards on that stream, and encrypt with its key
                 case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
@@ -167,7 +167,7 @@ public final class LambdaStage extends Construct {
             // read-compute-conditional-write of aggregate items: nothing wider (grantReadWriteData
             // would add deletes, scans, queries and batches)
             stack.getTable(table).grant(function, AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
-            stack.getEncryptionKey().grantEncryptDecrypt(function);
+            stack.getKeys().grantVia(function, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
         }
         for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             if (reference.table() != null) {
@@ -199,7 +199,7 @@ public final class LambdaStage extends Construct {
 
     /**
      * {@code s3:GetObject} on exactly this key of the lake bucket (no listing, no other key), and
-     * decryption with the pipeline's key.
+     * decryption with the lake key.
      */
     private void grantReadObject(PipelineStack stack, String objectKey) {
         if (IAM_SPECIAL.matcher(objectKey).find()) {
@@ -214,7 +214,7 @@ public final class LambdaStage extends Construct {
                 .actions(List.of("s3:GetObject"))
                 .resourceArns(List.of(lakeBucket(stack).arnForObjects(objectKey)))
                 .build());
-        stack.getEncryptionKey().grantDecrypt(function);
+        stack.getKeys().grantVia(function, PipelineKeys.Use.LAKE, List.of("kms:Decrypt"));
     }
 
     private LogGroup logGroup(PipelineStack stack, String name) {
@@ -226,7 +226,7 @@ public final class LambdaStage extends Construct {
                         .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
                         .build());
         // CloudWatch Logs may use the key for this log group only
-        stack.getEncryptionKey()
+        stack.getKey(PipelineKeys.Use.LOGS)
                 .grant(
                         new ServicePrincipal("logs." + Stack.of(this).getRegion() + ".amazonaws.com")
                                 .withConditions(Map.of("ArnEquals", Map.of("kms:EncryptionContext:aws:logs:arn", arn))),
@@ -234,7 +234,7 @@ public final class LambdaStage extends Construct {
         // the log group refers to the key, so CloudFormation creates it after the key and its policy
         return LogGroup.Builder.create(this, "Logs")
                 .logGroupName(name)
-                .encryptionKey(stack.getEncryptionKey())
+                .encryptionKey(stack.getKey(PipelineKeys.Use.LOGS))
                 .retention(LOG_RETENTION)
                 .build();
     }
@@ -281,7 +281,7 @@ public final class LambdaStage extends Construct {
         return function;
     }
 
-    /** The function's log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's key. */
+    /** The function's log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's logs key. */
     public LogGroup getLogGroup() {
         return logGroup;
     }

@@ -28,7 +28,7 @@ public final class NagSuppressionsForSluice {
     }
 
     static final String KMS_WILDCARDS = "the grant helpers' key actions (kms:GenerateDataKey*, kms:ReEncrypt*),"
-            + " on the pipeline key's ARN only";
+            + " on the ARNs of the pipeline's keys only";
 
     private NagSuppressionsForSluice() {}
 

@@ -46,7 +46,7 @@ import software.constructs.Construct;
  * deployed Lambda stage, iterator age at least {@link #ITERATOR_AGE_THRESHOLD_MS} ms, errors,
  * throttles and Sluice {@code FailedBatches} above zero; per KCL stage, MillisBehindLatest at
  * least {@link #ITERATOR_AGE_THRESHOLD_MS} ms; per dead-letter queue, any visible
- * message. The topic is encrypted with the pipeline's key (CloudWatch may use the key to publish)
+ * message. The topic is encrypted with the pipeline's messaging key (CloudWatch may use the key to publish)
  * and accepts TLS requests only.
  */
 public final class Observability extends Construct {
@@ -208,11 +208,11 @@ public final class Observability extends Construct {
     private Topic alarmTopic(PipelineStack stack, String pipeline) {
         Topic topic = Topic.Builder.create(this, alarmTopicId())
                 .displayName("Sluice " + pipeline + " alarms")
-                .masterKey(stack.getEncryptionKey())
+                .masterKey(stack.getKey(PipelineKeys.Use.MESSAGING))
                 .enforceSsl(true)
                 .build();
         // CloudWatch encrypts what it publishes to an encrypted topic with the topic's key
-        stack.getEncryptionKey()
+        stack.getKey(PipelineKeys.Use.MESSAGING)
                 .grant(new ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*");
         // the topic policy replaces SNS's default one: let this account's alarms publish
         topic.addToResourcePolicy(PolicyStatement.Builder.create()

@@ -6,13 +6,12 @@ import dev.sluice.core.definition.Persona;
 import dev.sluice.core.definition.PipelineDefinition;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import software.amazon.awscdk.Annotations;
-import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.AccountRootPrincipal;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
@@ -26,7 +25,7 @@ import software.constructs.Construct;
  *
  * <ul>
  *   <li>{@code admin}: read and write every stream, table (the lake ledger included), the lake
- *       bucket and every queue, read the secrets, encrypt and decrypt with the pipeline key —
+ *       bucket and every queue, read the secrets, with the use of each store's key (pinned to its service) —
  *       whatever {@code access} says (the key use is not limited to services: the constructs'
  *       {@code grant*} helpers add it unconditioned);
  *   <li>{@code pipeline-developer} and {@code analyst}: read the streams, lakes and tables listed
@@ -86,12 +85,6 @@ public final class Personas extends Construct {
     /** Why a queue is not granted. */
     public static final String DEAD_LETTER_QUEUE = "dead-letter queue: holds raw records";
 
-    /** Service prefixes of {@code kms:ViaService} values ({@code <service>.<region>.amazonaws.com}). */
-    static final String KINESIS = "kinesis";
-
-    static final String DYNAMODB = "dynamodb";
-    static final String S3 = "s3";
-
     private final PipelineStack stack;
     private final Map<Persona, Role> roles = new EnumMap<>(Persona.class);
     private final Map<Persona, Map<String, String>> skipped = new EnumMap<>(Persona.class);
@@ -111,12 +104,12 @@ public final class Personas extends Construct {
             switch (persona) {
                 case ADMIN -> grantAdmin(role);
                 case PIPELINE_DEVELOPER, ANALYST -> {
-                    Set<String> services = new TreeSet<>();
+                    Set<PipelineKeys.Use> services = EnumSet.noneOf(PipelineKeys.Use.class);
                     listed.forEach(name -> grantRead(persona, role, name, services));
                     grantKeyVia(role, "kms:Decrypt", services);
                 }
                 case SOURCE_OPERATOR -> {
-                    Set<String> services = new TreeSet<>();
+                    Set<PipelineKeys.Use> services = EnumSet.noneOf(PipelineKeys.Use.class);
                     listed.forEach(name -> grantSourceWrite(persona, role, name, services));
                     grantKeyVia(role, "kms:GenerateDataKey", services);
                 }
@@ -138,11 +131,11 @@ public final class Personas extends Construct {
             queue.grantSendMessages(role);
             queue.grantConsumeMessages(role);
         });
+        // each grant above includes the use of that store's key, which its key policy pins to the service
         stack.getSecrets().values().forEach(secret -> secret.grantRead(role));
-        stack.getEncryptionKey().grantEncryptDecrypt(role);
     }
 
-    private void grantRead(Persona persona, Role role, String name, Set<String> services) {
+    private void grantRead(Persona persona, Role role, String name, Set<PipelineKeys.Use> services) {
         PipelineDefinition definition = stack.getDefinition();
         if (definition.streams().containsKey(name)) {
             if (definition.streams().get(name).classification() == Classification.RESTRICTED) {
@@ -154,7 +147,7 @@ public final class Personas extends Construct {
                     .actions(STREAM_READ_ACTIONS)
                     .resources(List.of(stream.getStreamArn()))
                     .build());
-            services.add(KINESIS);
+            services.add(PipelineKeys.Use.STREAMS);
         } else if (definition.lakes().containsKey(name)) {
             LakeDefinition lake = definition.lakes().get(name);
             Bucket bucket = stack.getLakeBucket().orElseThrow();
@@ -167,36 +160,25 @@ public final class Personas extends Construct {
                     .resources(List.of(bucket.getBucketArn()))
                     .conditions(Map.of("StringLike", Map.of("s3:prefix", List.of(lake.prefix() + "*"))))
                     .build());
-            services.add(S3);
+            services.add(PipelineKeys.Use.LAKE);
         } else if (definition.tables().containsKey(name)) {
             // Table.grant adds the table actions only, no use of the key
             stack.getTable(name).grant(role, TABLE_READ_ACTIONS.toArray(String[]::new));
-            services.add(DYNAMODB);
+            services.add(PipelineKeys.Use.TABLES);
         } else {
             skip(persona, name, DEAD_LETTER_QUEUE);
         }
     }
 
     /**
-     * {@code action} on the pipeline's key, only in requests these services make on the role's
-     * behalf ({@code kms:ViaService}); nothing when the role was granted no data.
+     * {@code action} on the keys of the stores the role was granted, only in requests their services
+     * make on the role's behalf ({@code kms:ViaService}); nothing when the role was granted no data.
      */
-    private void grantKeyVia(Role role, String action, Set<String> services) {
-        if (services.isEmpty()) {
-            return;
-        }
-        String region = Stack.of(this).getRegion();
-        List<String> via = services.stream()
-                .map(service -> service + "." + region + ".amazonaws.com")
-                .toList();
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(List.of(action))
-                .resources(List.of(stack.getEncryptionKey().getKeyArn()))
-                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", via)))
-                .build());
+    private void grantKeyVia(Role role, String action, Set<PipelineKeys.Use> uses) {
+        uses.forEach(use -> stack.getKeys().grantVia(role, use, List.of(action)));
     }
 
-    private void grantSourceWrite(Persona persona, Role role, String name, Set<String> services) {
+    private void grantSourceWrite(Persona persona, Role role, String name, Set<PipelineKeys.Use> services) {
         if (!stack.getDefinition().streams().containsKey(name)) {
             skip(persona, name, "source-operator writes to streams only");
             return;
@@ -205,7 +187,7 @@ public final class Personas extends Construct {
                 .actions(SOURCE_WRITE_ACTIONS)
                 .resources(List.of(stack.getStream(name).getStreamArn()))
                 .build());
-        services.add(KINESIS);
+        services.add(PipelineKeys.Use.STREAMS);
     }
 
     private void skip(Persona persona, String resource, String reason) {

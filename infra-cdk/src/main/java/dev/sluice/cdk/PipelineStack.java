@@ -46,7 +46,8 @@ import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * One pipeline's AWS resources, synthesized from its definition: a customer-managed KMS key, the
+ * One pipeline's AWS resources, synthesized from its definition: customer-managed KMS keys (one per
+ * kind of store, see {@link PipelineKeys}), the
  * Kinesis streams, DynamoDB serving tables, the S3 lake bucket and the lake's commit ledger table,
  * the SQS dead-letter queues, one
  * Secrets Manager secret per secret name its {@code mask} steps use, one Lambda function (with
@@ -58,7 +59,7 @@ import software.constructs.Construct;
  * (with the reason, also as an info annotation on the stack), should a consumer type ever not be
  * deployable. Stages run whatever their steps, {@code aggregate} included.
  *
- * <p>Every resource is encrypted with the pipeline's key. Access is granted with the constructs'
+ * <p>Every store is encrypted with the pipeline's key for its kind of store. Access is granted with the constructs'
  * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
  * ({@code payments-raw} → {@code StreamPaymentsRaw}); physical names are left to CloudFormation and
  * handed to the functions through {@link StageEnvironment}.
@@ -87,7 +88,7 @@ public class PipelineStack extends Stack {
     public static final String CLASSIFICATION_TAG = "sluice:classification";
 
     private final PipelineDefinition definition;
-    private final Key key;
+    private final PipelineKeys keys;
     private final Map<String, Stream> streams = new LinkedHashMap<>();
     private final Map<String, Table> tables = new LinkedHashMap<>();
     private final Map<String, Queue> queues = new LinkedHashMap<>();
@@ -110,11 +111,7 @@ public class PipelineStack extends Stack {
         }
         Tags.of(this).add(PIPELINE_TAG, pipeline);
 
-        this.key = Key.Builder.create(this, "Key")
-                .description("Sluice pipeline " + pipeline + ": streams, lake, tables, queues and logs")
-                .enableKeyRotation(true)
-                .alias("alias/sluice/" + pipeline)
-                .build();
+        this.keys = new PipelineKeys(this, pipeline);
 
         definition.streams().forEach((name, stream) -> streams.put(name, stream(name, stream)));
         definition.tables().forEach((name, table) -> tables.put(name, table(name)));
@@ -173,7 +170,7 @@ public class PipelineStack extends Stack {
     private Stream stream(String name, StreamDefinition definition) {
         Stream.Builder builder = Stream.Builder.create(this, "Stream" + LogicalNames.pascal(name))
                 .encryption(StreamEncryption.KMS)
-                .encryptionKey(key)
+                .encryptionKey(getKey(PipelineKeys.Use.STREAMS))
                 .retentionPeriod(Duration.hours(definition.retentionHours()));
         if (definition.onDemand()) {
             builder.streamMode(StreamMode.ON_DEMAND);
@@ -190,7 +187,7 @@ public class PipelineStack extends Stack {
     }
 
     /**
-     * An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's key, with PITR
+     * An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's tables key, with PITR
      * and deletion protection (a delete fails until the protection is turned off).
      */
     private Table keyedByPk(String id) {
@@ -201,7 +198,7 @@ public class PipelineStack extends Stack {
                         .build())
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .encryption(TableEncryption.CUSTOMER_MANAGED)
-                .encryptionKey(key)
+                .encryptionKey(getKey(PipelineKeys.Use.TABLES))
                 .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
                         .pointInTimeRecoveryEnabled(true)
                         .build())
@@ -213,7 +210,7 @@ public class PipelineStack extends Stack {
         QueueDefinition queue = definition == null ? new QueueDefinition(null) : definition;
         return Queue.Builder.create(this, "Queue" + LogicalNames.pascal(name))
                 .encryption(QueueEncryption.KMS)
-                .encryptionMasterKey(key)
+                .encryptionMasterKey(getKey(PipelineKeys.Use.MESSAGING))
                 .retentionPeriod(Duration.days(queue.retentionDays()))
                 .enforceSsl(true)
                 .build();
@@ -253,7 +250,7 @@ public class PipelineStack extends Stack {
                 .serverAccessLogsBucket(lakeAccessLogs)
                 .serverAccessLogsPrefix("lake/")
                 .encryption(BucketEncryption.KMS)
-                .encryptionKey(key)
+                .encryptionKey(getKey(PipelineKeys.Use.LAKE))
                 .bucketKeyEnabled(true)
                 .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
                 .objectOwnership(ObjectOwnership.BUCKET_OWNER_ENFORCED)
@@ -266,14 +263,14 @@ public class PipelineStack extends Stack {
 
     /**
      * A secret generated by Secrets Manager at deployment (the template holds only the generator's
-     * settings), encrypted with the pipeline's key. Kept when the stack is deleted: tokens made with
+     * settings), encrypted with the pipeline's secrets key. Kept when the stack is deleted: tokens made with
      * a lost tokenization key can never be joined again.
      */
     private Secret secret(String name) {
         return Secret.Builder.create(this, "Secret" + LogicalNames.pascal(name))
                 .description("Sluice pipeline " + definition.pipeline() + ": secret '" + name
                         + "' (mask steps), generated at deployment")
-                .encryptionKey(key)
+                .encryptionKey(getKey(PipelineKeys.Use.SECRETS))
                 .generateSecretString(SecretStringGenerator.builder()
                         .passwordLength(SECRET_LENGTH)
                         .excludePunctuation(true)
@@ -294,9 +291,14 @@ public class PipelineStack extends Stack {
         return definition;
     }
 
-    /** The pipeline's customer-managed key (rotation on) encrypting all of its data at rest. */
-    public Key getEncryptionKey() {
-        return key;
+    /** The pipeline's customer-managed key (rotation on) for this kind of store. */
+    public Key getKey(PipelineKeys.Use use) {
+        return keys.get(use);
+    }
+
+    /** The pipeline's customer-managed keys, one per kind of store, each pinned to its service. */
+    public PipelineKeys getKeys() {
+        return keys;
     }
 
     /** The Kinesis streams by logical name, in declaration order. */

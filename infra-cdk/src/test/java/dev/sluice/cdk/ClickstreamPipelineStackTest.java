@@ -60,7 +60,11 @@ class ClickstreamPipelineStackTest {
                         "ShardCount",
                         2,
                         "StreamEncryption",
-                        Map.of("EncryptionType", "KMS", "KeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+                        Map.of(
+                                "EncryptionType",
+                                "KMS",
+                                "KeyId",
+                                getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"))));
     }
 
     @Test
@@ -125,7 +129,7 @@ class ClickstreamPipelineStackTest {
         assertThat(TemplateQueries.resources(reading.get(0))).containsExactly(ref(stack.getSecret("tokenization-key")));
         template.hasResourceProperties(
                 "AWS::SecretsManager::Secret",
-                Match.objectLike(Map.of("KmsKeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+                Match.objectLike(Map.of("KmsKeyId", getAtt(stack.getKey(PipelineKeys.Use.SECRETS), "Arn"))));
     }
 
     @Test

@@ -93,7 +93,7 @@ class KclStageTest {
         assertThat(properties.get("SSESpecification"))
                 .isEqualTo(Map.of(
                         "KMSMasterKeyId",
-                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn"),
                         "SSEEnabled",
                         true,
                         "SSEType",
@@ -196,7 +196,7 @@ class KclStageTest {
                         "LogGroupName",
                         "/sluice/clickstream/page-counts",
                         "KmsKeyId",
-                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.LOGS), "Arn"),
                         "RetentionInDays",
                         30));
     }
@@ -224,7 +224,7 @@ class KclStageTest {
                         "LogGroupName",
                         "/sluice/clickstream/vpc-flow-logs",
                         "KmsKeyId",
-                        getAtt(stack.getEncryptionKey(), "Arn"))));
+                        getAtt(stack.getKey(PipelineKeys.Use.LOGS), "Arn"))));
     }
 
     // ---- task role
@@ -248,7 +248,9 @@ class KclStageTest {
                         getAtt(stack.getTable("page-views-per-minute"), "Arn"),
                         getAtt(stack.getTable("page-catalogue"), "Arn"),
                         getAtt(stack.getQueue("clicks-dlq"), "Arn"),
-                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.MESSAGING), "Arn"),
                         "*");
         assertThat(actions.get(stream))
                 .containsExactly(
@@ -277,10 +279,15 @@ class KclStageTest {
                 .doesNotContain("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem");
         assertThat(actions.get(getAtt(stack.getQueue("clicks-dlq"), "Arn")))
                 .containsExactly("sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage");
-        assertThat(actions.get(getAtt(stack.getEncryptionKey(), "Arn")))
+        // each key is used for its own store only: read the stream, write tables, send dead letters
+        assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn")))
+                .containsExactly("kms:Decrypt");
+        assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn")))
                 // DescribeKey comes with grantReadData on the reference table
                 .containsExactly(
                         "kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*");
+        assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.MESSAGING), "Arn")))
+                .containsExactly("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*");
         assertThat(actions.get("*")).containsExactly("cloudwatch:PutMetricData");
         assertThat(TemplateQueries.allowing(
                         TemplateQueries.statementsOf(

@@ -326,7 +326,7 @@ class ObservabilityTest {
         paymentsTemplate.resourceCountIs("AWS::SNS::Topic", 1);
         paymentsTemplate.hasResourceProperties(
                 "AWS::SNS::Topic",
-                Match.objectLike(Map.of("KmsMasterKeyId", getAtt(payments.getEncryptionKey(), "Arn"))));
+                Match.objectLike(Map.of("KmsMasterKeyId", getAtt(payments.getKey(PipelineKeys.Use.MESSAGING), "Arn"))));
     }
 
     @Test

@@ -65,15 +65,75 @@ class PaymentsPipelineStackTest {
                                 "lake/")));
         template.resourceCountIs("AWS::Lambda::Function", 1);
         template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
-        template.resourceCountIs("AWS::KMS::Key", 1);
+        template.resourceCountIs("AWS::KMS::Key", PipelineKeys.Use.values().length);
         template.resourceCountIs("AWS::SecretsManager::Secret", 1);
         assertThat(stack.getSecrets()).containsOnlyKeys("tokenization-key");
         assertThat(stack.getSkippedStages()).isEmpty();
     }
 
     @Test
-    void keyIsCustomerManagedWithRotation() {
-        template.hasResourceProperties("AWS::KMS::Key", Map.of("EnableKeyRotation", true));
+    void everyKeyIsCustomerManagedWithRotationAndAnAlias() {
+        template.allResourcesProperties("AWS::KMS::Key", Match.objectLike(Map.of("EnableKeyRotation", true)));
+        for (PipelineKeys.Use use : PipelineKeys.Use.values()) {
+            template.hasResourceProperties(
+                    "AWS::KMS::Alias",
+                    Map.of(
+                            "AliasName",
+                            "alias/sluice/payments/" + use.aliasName(),
+                            "TargetKeyId",
+                            getAtt(stack.getKey(use), "Arn")));
+        }
+    }
+
+    @Test
+    void everyKeyIsPinnedToItsServicesForDataOperations() {
+        Map<String, Map<String, Object>> keys = template.findResources("AWS::KMS::Key");
+        for (PipelineKeys.Use use : PipelineKeys.Use.values()) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> policy = (Map<String, Object>) ((Map<String, Object>)
+                            keys.get(TestApps.logicalId(stack.getKey(use))).get("Properties"))
+                    .get("KeyPolicy");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> statements = (List<Map<String, Object>>) policy.get("Statement");
+            Map<String, Object> pin = statements.stream()
+                    .filter(statement -> PipelineKeys.PIN_STATEMENT_SID.equals(statement.get("Sid")))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(use + " key has no pin statement"));
+            assertThat(pin)
+                    .as(use.aliasName())
+                    .containsEntry("Effect", "Deny")
+                    .containsEntry("Principal", Map.of("AWS", "*"))
+                    .containsEntry("Action", PipelineKeys.CRYPTO_ACTIONS)
+                    .containsEntry("Resource", "*");
+            Map<String, Object> conditions = new java.util.LinkedHashMap<>();
+            // AWS services acting as themselves (CloudWatch Logs, alarms publishing to SNS) are not pinned
+            conditions.put("Bool", Map.of("aws:PrincipalIsAWSService", "false"));
+            if (use == PipelineKeys.Use.LOGS) {
+                // the logs key has no service to go through: only CloudWatch Logs itself may use it
+                assertThat(use.services()).isEmpty();
+            } else {
+                conditions.put(
+                        "StringNotEquals",
+                        Map.of(
+                                "kms:ViaService",
+                                use.services().stream()
+                                        .map(service -> (Object) Map.of(
+                                                "Fn::Join",
+                                                List.of(
+                                                        "",
+                                                        List.of(
+                                                                service + ".",
+                                                                Map.of("Ref", "AWS::Region"),
+                                                                ".amazonaws.com"))))
+                                        .toList()));
+            }
+            assertThat(pin.get("Condition")).as(use.aliasName()).isEqualTo(conditions);
+        }
+        assertThat(PipelineKeys.Use.STREAMS.services()).containsExactly("kinesis");
+        assertThat(PipelineKeys.Use.TABLES.services()).containsExactly("dynamodb");
+        assertThat(PipelineKeys.Use.LAKE.services()).containsExactly("s3");
+        assertThat(PipelineKeys.Use.MESSAGING.services()).containsExactly("sqs", "sns");
+        assertThat(PipelineKeys.Use.SECRETS.services()).containsExactly("secretsmanager");
     }
 
     @Test
@@ -91,7 +151,11 @@ class PaymentsPipelineStackTest {
                         "StreamModeDetails",
                         Map.of("StreamMode", "PROVISIONED"),
                         "StreamEncryption",
-                        Map.of("EncryptionType", "KMS", "KeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+                        Map.of(
+                                "EncryptionType",
+                                "KMS",
+                                "KeyId",
+                                getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"))));
     }
 
     @Test
@@ -132,7 +196,7 @@ class PaymentsPipelineStackTest {
                         "LogGroupName",
                         "/sluice/payments/validate",
                         "KmsKeyId",
-                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.LOGS), "Arn"),
                         "RetentionInDays",
                         30));
     }
@@ -233,7 +297,7 @@ class PaymentsPipelineStackTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> properties = (Map<String, Object>) secret.get("Properties");
         assertThat(properties)
-                .containsEntry("KmsKeyId", getAtt(stack.getEncryptionKey(), "Arn"))
+                .containsEntry("KmsKeyId", getAtt(stack.getKey(PipelineKeys.Use.SECRETS), "Arn"))
                 .doesNotContainKeys("SecretString", "SecretStringValue");
         @SuppressWarnings("unchecked")
         Map<String, Object> generator = (Map<String, Object>) properties.get("GenerateSecretString");
@@ -285,7 +349,7 @@ class PaymentsPipelineStackTest {
                                 "SSEType",
                                 "KMS",
                                 "KMSMasterKeyId",
-                                getAtt(stack.getEncryptionKey(), "Arn")),
+                                getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn")),
                         "PointInTimeRecoverySpecification",
                         Map.of("PointInTimeRecoveryEnabled", true)));
     }
@@ -309,7 +373,7 @@ class PaymentsPipelineStackTest {
                                 "SSEType",
                                 "KMS",
                                 "KMSMasterKeyId",
-                                getAtt(stack.getEncryptionKey(), "Arn")))
+                                getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn")))
                 .containsEntry("PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true));
     }
 
@@ -336,7 +400,7 @@ class PaymentsPipelineStackTest {
                 "AWS::SQS::Queue",
                 Map.of(
                         "KmsMasterKeyId",
-                        getAtt(stack.getEncryptionKey(), "Arn"),
+                        getAtt(stack.getKey(PipelineKeys.Use.MESSAGING), "Arn"),
                         "MessageRetentionPeriod",
                         14 * 24 * 3600));
     }
@@ -357,7 +421,7 @@ class PaymentsPipelineStackTest {
                                                 "SSEAlgorithm",
                                                 "aws:kms",
                                                 "KMSMasterKeyID",
-                                                getAtt(stack.getEncryptionKey(), "Arn"))))),
+                                                getAtt(stack.getKey(PipelineKeys.Use.LAKE), "Arn"))))),
                         "PublicAccessBlockConfiguration",
                         Map.of(
                                 "BlockPublicAcls", true,

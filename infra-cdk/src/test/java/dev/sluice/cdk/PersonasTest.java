@@ -275,24 +275,34 @@ class PersonasTest {
         }
     }
 
-    /** The persona's only statement on the key allows exactly {@code action} through exactly these services. */
+    /**
+     * The persona's statements on keys: one per service, each allowing exactly {@code action} on that
+     * service's key, only through that service.
+     */
     private static void assertKeyUse(
             Template template, PipelineStack stack, Persona persona, String action, String... services) {
-        List<Object> via = List.of(services).stream()
-                .map(service -> (Object) Map.of(
-                        "Fn::Join",
-                        List.of("", List.of(service + ".", Map.of("Ref", "AWS::Region"), ".amazonaws.com"))))
-                .toList();
-        assertThat(keyStatements(template, stack, persona))
+        Map<String, PipelineKeys.Use> keyOf = Map.of(
+                "kinesis", PipelineKeys.Use.STREAMS, "dynamodb", PipelineKeys.Use.TABLES, "s3", PipelineKeys.Use.LAKE);
+        List<Map<String, Object>> statements = keyStatements(template, stack, persona);
+        assertThat(statements)
                 .as(stack.getDefinition().pipeline() + " " + persona.yamlName())
-                .singleElement()
-                .satisfies(statement -> {
-                    assertThat(TemplateQueries.actions(statement)).containsExactly(action);
-                    assertThat(TemplateQueries.resources(statement))
-                            .containsExactly(TestApps.getAtt(stack.getEncryptionKey(), "Arn"));
-                    assertThat(statement.get("Condition"))
-                            .isEqualTo(Map.of("StringEquals", Map.of("kms:ViaService", via)));
-                });
+                .hasSize(services.length);
+        for (String service : services) {
+            Object key = TestApps.getAtt(stack.getKey(keyOf.get(service)), "Arn");
+            Object via = Map.of(
+                    "Fn::Join", List.of("", List.of(service + ".", Map.of("Ref", "AWS::Region"), ".amazonaws.com")));
+            assertThat(statements)
+                    .as(stack.getDefinition().pipeline() + " " + persona.yamlName() + " via " + service)
+                    .filteredOn(
+                            statement -> TemplateQueries.resources(statement).contains(key))
+                    .singleElement()
+                    .satisfies(statement -> {
+                        assertThat(TemplateQueries.actions(statement)).containsExactly(action);
+                        assertThat(TemplateQueries.resources(statement)).containsExactly(key);
+                        assertThat(statement.get("Condition"))
+                                .isEqualTo(Map.of("StringEquals", Map.of("kms:ViaService", List.of(via))));
+                    });
+        }
     }
 
     private static List<Map<String, Object>> keyStatements(Template template, PipelineStack stack, Persona persona) {

@@ -146,7 +146,7 @@ class PipelineStackVariantsTest {
                         "StreamModeDetails", Map.of("StreamMode", "ON_DEMAND"),
                         "RetentionPeriodHours", 48,
                         "ShardCount", Match.absent(),
-                        "StreamEncryption", Map.of("KeyId", getAtt(stack.getEncryptionKey(), "Arn"))));
+                        "StreamEncryption", Map.of("KeyId", getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"))));
     }
 
     @Test
@@ -385,11 +385,32 @@ class PipelineStackVariantsTest {
                 .forEach(dynamoDbActions::add);
         assertThat(dynamoDbActions)
                 .containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
-        // the table is encrypted with the pipeline's key: the function may use that key, and only it
+        // the function encrypts with the tables key (through DynamoDB only) and the messaging key (its
+        // dead letters), with no other key
+        List<Object> encrypting = TemplateQueries.allowing(statements, "kms:Encrypt").stream()
+                .flatMap(statement -> TemplateQueries.resources(statement).stream())
+                .toList();
+        assertThat(encrypting)
+                .containsExactlyInAnyOrder(
+                        getAtt(lookups.getKey(PipelineKeys.Use.TABLES), "Arn"),
+                        getAtt(lookups.getKey(PipelineKeys.Use.MESSAGING), "Arn"));
         assertThat(TemplateQueries.allowing(statements, "kms:Encrypt"))
-                .isNotEmpty()
-                .allSatisfy(statement -> assertThat(TemplateQueries.resources(statement))
-                        .containsExactly(getAtt(lookups.getEncryptionKey(), "Arn")));
+                .filteredOn(statement -> TemplateQueries.resources(statement)
+                        .contains(getAtt(lookups.getKey(PipelineKeys.Use.TABLES), "Arn")))
+                .singleElement()
+                .satisfies(statement -> assertThat(statement.get("Condition"))
+                        .isEqualTo(Map.of(
+                                "StringEquals",
+                                Map.of(
+                                        "kms:ViaService",
+                                        List.of(Map.of(
+                                                "Fn::Join",
+                                                List.of(
+                                                        "",
+                                                        List.of(
+                                                                "dynamodb.",
+                                                                Map.of("Ref", "AWS::Region"),
+                                                                ".amazonaws.com"))))))));
     }
 
     @Test
