@@ -52,8 +52,8 @@ public final class NagSuppressionsForSluice {
                 .forEach(stream -> out.add(new Suppression(
                         stream,
                         "AwsSolutions-KDS3",
-                        "encrypted with the pipeline's customer-managed key (rotation on), deliberately not the"
-                                + " AWS-managed aws/kinesis key",
+                        "encrypted with the pipeline's customer-managed streams key (rotation on, pinned to Kinesis"
+                                + " by its key policy), deliberately not the AWS-managed aws/kinesis key",
                         List.of())));
         stack.getQueues().values().forEach(queue -> {
             String reason = "this queue is the pipeline's dead-letter queue; a dead-letter queue of its own would"
@@ -92,8 +92,9 @@ public final class NagSuppressionsForSluice {
             out.add(new Suppression(
                     stage.getFunction(),
                     "Serverless-LambdaTracing",
-                    "X-Ray tracing comes with the observability work (it needs xray:PutTraceSegments on *);"
-                            + " the stages publish their own metrics",
+                    "tracing off by choice: an invocation of a Kinesis event-source mapping carries no trace"
+                            + " context from the producers, so a trace would show one batch in isolation, and it needs"
+                            + " xray:PutTraceSegments on *; each batch publishes its own metrics (EMF) to the dashboard",
                     List.of()));
             Role role = (Role) stage.getFunction().getRole();
             out.add(new Suppression(
