@@ -46,6 +46,11 @@ public final class ReportWriter {
         }
     }
 
+    /** A cell that holds a figure (right-aligned): it starts with a digit, a sign or ±. */
+    static boolean numeric(String cell) {
+        return cell != null && cell.matches("^[-+±]? ?[0-9].*");
+    }
+
     /** The HTML page. */
     public String html(Report report) {
         StringBuilder h = new StringBuilder();
@@ -55,8 +60,8 @@ public final class ReportWriter {
                 "body{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:24px auto;max-width:820px;color:#222}");
         h.append("h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}");
         h.append(".meta{color:#666;font-size:13px}table{border-collapse:collapse;font-size:13px;margin:8px 0}");
-        h.append("td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4f4}");
-        h.append("td:first-child,th:first-child{text-align:left}.summary td:first-child{font-weight:600}");
+        h.append("td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f4f4f4}");
+        h.append("td.n{text-align:right}.summary td:first-child{font-weight:600}");
         h.append("svg{display:block;margin:10px 0;background:#fff;border:1px solid #eee}");
         h.append("svg .grid{stroke:#e6e6e6}svg .axis{stroke:#555}svg .tick{font-size:11px;fill:#444}");
         h.append("svg .label{font-size:12px;fill:#222}svg .title{font-size:14px;font-weight:600;fill:#222}");
@@ -90,7 +95,9 @@ public final class ReportWriter {
             h.append("</tr>");
             for (var row : table.rows()) {
                 h.append("<tr>");
-                row.forEach(c -> h.append("<td>").append(Svg.escape(c)).append("</td>"));
+                row.forEach(c -> h.append(numeric(c) ? "<td class='n'>" : "<td>")
+                        .append(Svg.escape(c))
+                        .append("</td>"));
                 h.append("</tr>");
             }
             h.append("</table>\n");

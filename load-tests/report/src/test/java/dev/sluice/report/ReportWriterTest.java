@@ -66,7 +66,10 @@ class ReportWriterTest {
                 .containsPattern(
                         "<polyline class='series' data-series='produced'[^>]*points='[0-9.]+,[0-9.]+ [0-9.]+,[0-9.]+ [0-9.]+,[0-9.]+'");
         assertThat(html).contains("<title>measured: 1010</title>").contains("<title>measured: 20</title>");
-        assertThat(html).contains("payments at 200/s &lt;local&gt;").contains("<td>1.23</td>");
+        assertThat(html)
+                .contains("payments at 200/s &lt;local&gt;")
+                .contains("<td class='n'>1.23</td>")
+                .contains("<td>payments</td>");
     }
 
     @Test
