@@ -5,8 +5,8 @@ import java.time.ZoneOffset;
 
 /**
  * How busy a time of day is, as a multiplier of the day's average rate: quiet nights (about a
- * seventh of the average at 04:00), a morning rise, a lunch bump and an evening peak (about 2.1×
- * the average at 19:00–20:00, when people shop after work). Hourly weights, linearly interpolated
+ * ninth of the average at 03:30–04:30), a morning rise, a lunch bump and an evening peak (about
+ * 2.3× the average at 19:30, when people shop after work). Hourly weights, linearly interpolated
  * between the middles of the hours, scaled so that the day averages exactly 1 — a harness running
  * at {@code rate × multiplier(t)} produces {@code rate × 86,400} events a day.
  *

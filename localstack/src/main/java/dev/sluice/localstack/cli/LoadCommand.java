@@ -15,7 +15,7 @@ final class LoadCommand {
 
     static final Set<String> OPTIONS =
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
-    static final Set<String> FLAGS = Set.of("aws");
+    static final Set<String> FLAGS = Set.of("aws", "day");
 
     private final Path root;
     private final PrintStream out;
@@ -56,7 +56,8 @@ final class LoadCommand {
                 invalidShare,
                 reports == null
                         ? root.resolve("load-tests/reports")
-                        : Path.of(reports).toAbsolutePath());
+                        : Path.of(reports).toAbsolutePath(),
+                Boolean.parseBoolean(args.get("day", "false")));
     }
 
     int run(Arguments args) {
@@ -105,10 +106,14 @@ final class LoadCommand {
                     l.max(),
                     l.matched());
         }
-        out.printf(
-                Locale.ROOT,
-                "  consumer lag    max %,d events%n",
-                r.seconds().stream().mapToLong(s -> s.lag()).max().orElse(0));
+        if (r.latency() != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "  consumer lag    max %,d events%n",
+                    r.seconds().stream().mapToLong(s -> s.lag()).max().orElse(0));
+        } else {
+            out.println("  latency, lag    not measured (no stage metrics to read; --aws: see the README)");
+        }
         r.requests().stream()
                 .collect(java.util.stream.Collectors.groupingBy(
                         q -> q.role() + " " + q.service(),

@@ -54,7 +54,7 @@ public final class SluiceCli {
               demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)
               faults [--scenario NAME] [--events N]
                                              run the fault suite on payments and reconcile every scenario (default 1,000 events each)
-              load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--aws] [--seed S]
+              load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]
                    [--invalid-share F] [--stream NAME] [--reports DIR]
                                              steady-rate load, latency, requests and cost per million events; writes
                                              load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)

@@ -43,7 +43,14 @@ public final class LoadReport {
     public static Report of(LoadResult r, Histogram histogram, Instant endedAt) {
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("pipeline / stage", r.pipeline() + " / " + r.stage() + " (" + r.target() + ")");
-        summary.put("target rate", fmt("%,.0f events/s for %.0f s", r.targetRate(), r.produceSeconds()));
+        summary.put(
+                "target rate",
+                r.day()
+                        ? fmt(
+                                "%,.0f events/s on average over one day compressed into %.0f s (daily curve: night"
+                                        + " ×0.11, evening peak ×2.3)",
+                                r.targetRate(), r.produceSeconds())
+                        : fmt("%,.0f events/s for %.0f s", r.targetRate(), r.produceSeconds()));
         summary.put("events", fmt("%,d (%.0f bytes each on average)", r.events(), r.recordBytes()));
         summary.put("produced", fmt("%,.1f events/s", r.producedPerSecond()));
         summary.put(
@@ -57,12 +64,14 @@ public final class LoadReport {
         }
         summary.put(
                 "max consumer lag",
-                fmt(
-                        "%,d events",
-                        r.seconds().stream()
-                                .mapToLong(LatencyAccounting.Second::lag)
-                                .max()
-                                .orElse(0)));
+                r.latency() == null
+                        ? "not measured (no stage metrics to read)"
+                        : fmt(
+                                "%,d events",
+                                r.seconds().stream()
+                                        .mapToLong(LatencyAccounting.Second::lag)
+                                        .max()
+                                        .orElse(0)));
         summary.put("invocations", fmt("%,d", r.invocations()));
         summary.put("dead-lettered (reported)", fmt("%,d", r.deadLetteredReported()));
         if (r.reconciliation() != null) {

@@ -25,6 +25,7 @@ import java.util.List;
  * @param reconciliation the ledger against the targets (null when not reconciled)
  * @param requests SDK requests counted during the run, by role, service, operation and resource
  * @param costs cost per million events: Sluice as measured and the baselines
+ * @param day whether the rate followed the daily curve, one day compressed into the run
  */
 public record LoadResult(
         String pipeline,
@@ -45,7 +46,8 @@ public record LoadResult(
         Reconciliation reconciliation,
         boolean reconciled,
         List<Request> requests,
-        List<CostModel.Breakdown> costs) {
+        List<CostModel.Breakdown> costs,
+        boolean day) {
 
     /**
      * Latency from occurredAt to the sink write, over every matched record, in milliseconds.

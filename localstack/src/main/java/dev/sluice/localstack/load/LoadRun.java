@@ -10,6 +10,7 @@ import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.definition.StepType;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.generators.ClickstreamGenerator;
+import dev.sluice.generators.DailyCurve;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.localstack.LocalAws;
@@ -75,6 +76,8 @@ public final class LoadRun {
     private final PrintStream out;
     private final PrintStream err;
     private final ObjectMapper mapper = new ObjectMapper();
+    /** Every matched latency of the run, set when the result is computed. */
+    private Histogram histogram = new Histogram(LatencyAccounting.HIGHEST_MS, 3);
 
     public LoadRun(Path root, LoadSettings settings, PrintStream out, PrintStream err) {
         this.root = root;
@@ -115,8 +118,6 @@ public final class LoadRun {
         new ReportWriter().write(reportDirectory, report);
         return new Outcome(result, reportDirectory);
     }
-
-    private Histogram histogram = new Histogram(LatencyAccounting.HIGHEST_MS, 3);
 
     private LoadResult runLocally(
             PipelineDefinition definition,
@@ -241,12 +242,17 @@ public final class LoadRun {
                 TimeUnit.MILLISECONDS);
         try {
             long generated = 0;
+            double scheduled = 0;
+            long previous = 0;
             while (true) {
                 long elapsed = System.nanoTime() - start;
                 if (elapsed >= durationNanos) {
                     break;
                 }
-                long due = (long) Math.floor(settings.rate() * elapsed / 1e9) - generated;
+                double multiplier = rateMultiplier(settings.day(), (double) elapsed / durationNanos);
+                scheduled += settings.rate() * multiplier * (elapsed - previous) / 1e9;
+                previous = elapsed;
+                long due = (long) Math.floor(scheduled) - generated;
                 if (due <= 0) {
                     LockSupport.parkNanos(Math.min(TICK.toNanos(), durationNanos - elapsed));
                     continue;
@@ -416,7 +422,16 @@ public final class LoadRun {
                 reconciliation,
                 reconciliation != null && reconciliation.reconciled(),
                 requests,
-                costs);
+                costs,
+                settings.day());
+    }
+
+    /**
+     * The target rate's multiplier at a fraction of the run: 1 for a flat run; with {@code --day}
+     * the run is one day compressed, and the rate follows the {@link DailyCurve} (averaging 1).
+     */
+    static double rateMultiplier(boolean day, double fractionOfRun) {
+        return day ? DailyCurve.utc().multiplierAtSecondOfDay(86_400.0 * fractionOfRun) : 1.0;
     }
 
     /** Who made each counted request: the producer, Lambda's event-source mapping, or a function. */

@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param seed the generator's seed
  * @param invalidShare share of invalid events produced on purpose
  * @param reports the directory under which {@code <timestamp>/report.*} is written
+ * @param day compress one day into the duration: the rate follows the {@code DailyCurve} (quiet
+ *     night, evening peak at about 2.3 × {@code rate}), {@code rate} being the day's average
  */
 public record LoadSettings(
         Path definition,
@@ -23,4 +25,5 @@ public record LoadSettings(
         String stream,
         long seed,
         double invalidShare,
-        Path reports) {}
+        Path reports,
+        boolean day) {}

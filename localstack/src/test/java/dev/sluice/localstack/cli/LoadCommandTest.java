@@ -77,6 +77,7 @@ class LoadCommandTest {
         assertThat(settings.rate()).isEqualTo(50);
         assertThat(settings.duration()).isEqualTo(Duration.ofSeconds(5));
         assertThat(settings.aws()).isFalse();
+        assertThat(settings.day()).isFalse();
         assertThat(settings.reports()).isEqualTo(ROOT.resolve("load-tests/reports"));
     }
 }

@@ -47,6 +47,19 @@ class LatencyAccountingTest {
     }
 
     @Test
+    void aCompressedDayAveragesTheTargetRateAndPeaksInTheEvening() {
+        double sum = 0;
+        int steps = 10_000;
+        for (int i = 0; i < steps; i++) {
+            sum += LoadRun.rateMultiplier(true, (i + 0.5) / steps);
+            assertThat(LoadRun.rateMultiplier(false, (i + 0.5) / steps)).isEqualTo(1.0);
+        }
+        assertThat(sum / steps).isBetween(0.999, 1.001);
+        assertThat(LoadRun.rateMultiplier(true, 19.5 / 24)).isGreaterThan(2.2);
+        assertThat(LoadRun.rateMultiplier(true, 4.0 / 24)).isLessThan(0.15);
+    }
+
+    @Test
     void sequenceNumbersCompareAsNumbersNotText() {
         // "99" < "100" numerically, though not as text
         List<LatencyAccounting.Sent> sent = List.of(sent("s0", "99", 0, 10), sent("s0", "100", 0, 10));

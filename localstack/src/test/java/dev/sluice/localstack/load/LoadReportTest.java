@@ -69,7 +69,8 @@ class LoadReportTest {
                 new Reconciliation(400, 398, 398, 398, 2, 0, 0, 0, 0, List.of()),
                 true,
                 requests,
-                costs);
+                costs,
+                false);
     }
 
     @Test
