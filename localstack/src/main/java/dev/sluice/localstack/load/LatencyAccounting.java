@@ -35,7 +35,7 @@ public final class LatencyAccounting {
     /**
      * One second of the run (second 0 starts at the run's start).
      *
-     * @param produced records acknowledged by Kinesis during this second
+     * @param produced records sent during this second (and acknowledged by Kinesis)
      * @param completed records whose sinks became durable during this second
      * @param lag records produced but not yet completed at the end of this second (consumer lag)
      * @param p50Ms latency percentiles of the records completed in this second (0 when none)
@@ -106,7 +106,9 @@ public final class LatencyAccounting {
         }
         Map<Integer, Long> producedPerSecond = new HashMap<>();
         for (Sent s : sent) {
-            producedPerSecond.merge(second(s.ackedAtMillis(), startMillis), 1L, Long::sum);
+            // by send time: a record cannot become durable before it was sent, so the lag never goes
+            // below zero (one put's acknowledgement may come after its first records were consumed)
+            producedPerSecond.merge(second(s.occurredAtMillis(), startMillis), 1L, Long::sum);
         }
         int lastSecond = 0;
         for (int s : producedPerSecond.keySet()) {

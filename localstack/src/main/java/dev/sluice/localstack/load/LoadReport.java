@@ -22,7 +22,7 @@ public final class LoadReport {
                     + " record produced is matched to the first batch that completed it. It includes the put, Kinesis,"
                     + " the event-source mapping's polling and batching window, the function and every sink write."
                     + " Records that no batch reports are counted as unmatched, not guessed.",
-            "Throughput: produced = records Kinesis acknowledged in each second; completed = records whose sinks"
+            "Throughput: produced = records sent (and acknowledged by Kinesis) in each second, by send time; completed = records whose sinks"
                     + " became durable in each second. Consumer lag = produced so far − completed so far, at the end"
                     + " of each second. Events/s in the RESULT line is events ÷ (first send → last sink write).",
             "AWS requests are counted by a global SDK ExecutionInterceptor in the JVM that runs the functions (every"

@@ -60,6 +60,14 @@ class LatencyAccountingTest {
     }
 
     @Test
+    void lagNeverGoesBelowZeroWhenAPutIsAcknowledgedAfterItsRecordsWereConsumed() {
+        // sent at 0.9 s, consumed at 1.2 s, but the put returned only at 2.5 s
+        List<LatencyAccounting.Sent> sent = List.of(sent("s0", "1", 900, 2_500));
+        LatencyAccounting.Result r = LatencyAccounting.account(sent, List.of(batch(1_200, "s0", "1", "1", null)), T0);
+        assertThat(r.seconds()).extracting(LatencyAccounting.Second::lag).containsExactly(1L, 0L);
+    }
+
+    @Test
     void sequenceNumbersCompareAsNumbersNotText() {
         // "99" < "100" numerically, though not as text
         List<LatencyAccounting.Sent> sent = List.of(sent("s0", "99", 0, 10), sent("s0", "100", 0, 10));
