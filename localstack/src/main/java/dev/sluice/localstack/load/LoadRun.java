@@ -380,29 +380,30 @@ public final class LoadRun {
                 .filter(q -> q.role().equals("function"))
                 .map(q -> new RequestCounts.Row(q.service(), q.operation(), q.resource(), q.requests(), q.entries()))
                 .toList();
-        List<CostModel.Breakdown> costs = events == 0
-                ? List.of()
-                : CostModel.price(
-                        new CostModel.Inputs(
-                                events,
-                                bytes,
-                                events / endToEnd,
-                                shards,
-                                batches.size(),
-                                memory,
-                                LAMBDA_MS_PER_BATCH,
-                                producerRecords,
-                                functionRows,
-                                (int) stage.sinks().stream()
-                                        .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
-                                        .count(),
-                                (int) stage.sinks().stream()
-                                        .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
-                                        .count(),
-                                (int) stage.steps().stream()
-                                        .filter(t -> t.type() == StepType.AGGREGATE)
-                                        .count()),
-                        PriceTable.bundled());
+        List<CostModel.Breakdown> costs =
+                events == 0 || batches.isEmpty() // no stage metrics: nothing measured to price
+                        ? List.of()
+                        : CostModel.price(
+                                new CostModel.Inputs(
+                                        events,
+                                        bytes,
+                                        events / endToEnd,
+                                        shards,
+                                        batches.size(),
+                                        memory,
+                                        LAMBDA_MS_PER_BATCH,
+                                        producerRecords,
+                                        functionRows,
+                                        (int) stage.sinks().stream()
+                                                .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
+                                                .count(),
+                                        (int) stage.sinks().stream()
+                                                .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
+                                                .count(),
+                                        (int) stage.steps().stream()
+                                                .filter(t -> t.type() == StepType.AGGREGATE)
+                                                .count()),
+                                PriceTable.bundled());
         return new LoadResult(
                 definition.pipeline(),
                 stageName,
