@@ -85,8 +85,10 @@ public final class ReportWriter {
                         .append(Svg.escape(String.valueOf(v)))
                         .append("</td></tr>"));
         h.append("</table>\n");
+        if (!report.charts().isEmpty()) {
+            h.append("<h2>Charts</h2>\n"); // each chart carries its own title
+        }
         for (Chart chart : report.charts()) {
-            h.append("<h2>").append(Svg.escape(chart.title())).append("</h2>\n");
             h.append(Svg.render(chart)).append('\n');
         }
         for (Report.Table table : report.tables()) {
