@@ -71,7 +71,11 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
                     result.deadLettered(),
                     result.sinks(),
                     result.complete());
-            metrics.batch(first.shardId(), result);
+            metrics.batch(
+                    first.shardId(),
+                    first.sequenceNumber(),
+                    records.get(records.size() - 1).position().sequenceNumber(),
+                    result);
             List<StreamsEventResponse.BatchItemFailure> failures = new ArrayList<>(1);
             result.failedFrom()
                     .ifPresent(p -> failures.add(new StreamsEventResponse.BatchItemFailure(p.sequenceNumber())));

@@ -163,6 +163,13 @@ class KinesisStageHandlerTest {
         assertThat(done.get(EmfMetrics.FAILED_BATCHES).asInt()).isZero();
         JsonNode failed = new ObjectMapper().readTree(metrics.get(1));
         assertThat(failed.get(EmfMetrics.FAILED_BATCHES).asInt()).isEqualTo(1);
+        assertThat(done.get("firstSequenceNumber").asText())
+                .as("the positions the batch covered, for end-to-end latency")
+                .isEqualTo(fixture().getRecords().get(0).getKinesis().getSequenceNumber());
+        assertThat(done.get("lastSequenceNumber").asText())
+                .isEqualTo(fixture().getRecords().get(2).getKinesis().getSequenceNumber());
+        assertThat(done.has("failedFromSequenceNumber")).isFalse();
+        assertThat(failed.has("failedFromSequenceNumber")).isTrue();
         assertThat(failed.at("/sinks/memory").isMissingNode())
                 .as("the failed sink reports nothing; the aggregate, written concurrently, stands")
                 .isTrue();

@@ -37,13 +37,13 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  */
 public final class BenchCore {
 
-    static final String USAGE = "usage: ./sluice bench core [--quick] [--profile] [--pipeline FILE] [--stage NAME]";
+    static final String USAGE = "usage: ./sluice bench [core] [--quick] [--profile] [--pipeline FILE] [--stage NAME]";
 
     /** Forked benchmark JVMs: a fixed heap, so that sizing does not move the numbers. */
     static final List<String> FORK_JVM_ARGS = List.of("-Xms1g", "-Xmx1g");
 
     /** What the command line asks for. */
-    record Settings(boolean quick, boolean profile, boolean help, String pipeline, String stage) {
+    record Settings(boolean quick, boolean profile, boolean help, String pipeline, String stage, boolean all) {
 
         /**
          * Iterations and their length: full ≈ 75 s for both benchmarks, quick ≈ 20 s. The chain
@@ -110,6 +110,7 @@ public final class BenchCore {
         boolean quick = false;
         boolean profile = false;
         boolean help = false;
+        boolean all = false;
         String pipeline = Workload.DEFAULT_PIPELINE;
         String stage = "";
         for (int i = 0; i < args.length; i++) {
@@ -117,6 +118,7 @@ public final class BenchCore {
             switch (arg) {
                 case "--quick" -> quick = true;
                 case "--profile" -> profile = true;
+                case "--all" -> all = true;
                 case "-h", "--help", "help" -> help = true;
                 case "--pipeline", "--stage" -> {
                     if (i + 1 >= args.length || args[i + 1].startsWith("--") || args[i + 1].isBlank()) {
@@ -136,7 +138,7 @@ public final class BenchCore {
                             arg.startsWith("-") ? "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
             }
         }
-        return new Settings(quick, profile, help, pipeline, stage);
+        return new Settings(quick, profile, help, pipeline, stage, all);
     }
 
     /** Compiles the chain once here, so that a bad definition fails in a second, not in a fork. */
@@ -156,8 +158,11 @@ public final class BenchCore {
         if (root != null && !root.isBlank()) {
             jvmArgs.add("-Dsluice.root=" + root);
         }
+        String include = settings.all()
+                ? "^" + Pattern.quote(BenchCore.class.getPackageName()) + "\\..*" // every benchmark in the jar
+                : "^" + Pattern.quote(StageChainBenchmark.class.getName()) + "\\.(" + benchmarks + ")$";
         return new OptionsBuilder()
-                .include("^" + Pattern.quote(StageChainBenchmark.class.getName()) + "\\.(" + benchmarks + ")$")
+                .include(include)
                 .forks(1)
                 .threads(1)
                 .warmupIterations(settings.warmupIterations())
@@ -199,6 +204,8 @@ public final class BenchCore {
                 Math.round(chain.getScore()),
                 Math.round(baseline.getScore()),
                 ratio);
+        Path directory = BenchReport.write(results, settings, stage, describe(settings.pipeline(), stage));
+        out.println("report: " + directory.resolve("report.html"));
         return 0;
     }
 

@@ -83,10 +83,18 @@ public final class ClickstreamGenerator {
 
     /** The next click, in event-time order. */
     public GeneratedEvent next() {
+        return next(null);
+    }
+
+    /**
+     * The next click, stamped with the given event time instead of its session's (the load
+     * harness stamps the moment it sends); sessions still take turns in their own time order.
+     */
+    public GeneratedEvent next(Instant stamp) {
         Session session = sessions.poll();
         long n = sequence++;
         String eventId = String.format(Locale.ROOT, "clk-%s-%09d", runId, n);
-        Instant occurredAt = Instant.ofEpochMilli(session.nextAtMillis);
+        Instant occurredAt = stamp != null ? stamp : Instant.ofEpochMilli(session.nextAtMillis);
         ObjectNode event = click(eventId, session, occurredAt);
         session.remaining--;
         long gap = Math.max(500, (long) (-Math.log(1 - random.nextDouble()) * MILLIS_BETWEEN_ACTIONS));

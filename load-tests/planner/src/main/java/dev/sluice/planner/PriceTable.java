@@ -36,6 +36,11 @@ public final class PriceTable {
     public static final String SQS_REQUESTS_PER_MILLION = "sqs.standardRequestsPerMillion";
     public static final String KMS_REQUESTS_PER_10K = "kms.requestsPer10k";
     public static final String KMS_KEY_MONTH = "kms.keyMonth";
+    /** Optional: used by the load report, not by the planner. */
+    public static final String DYNAMODB_RRU_PER_MILLION = "dynamodb.onDemandReadRequestUnitsPerMillion";
+
+    public static final String S3_GET_PER_THOUSAND = "s3.getRequestsPerThousand";
+    public static final String FIREHOSE_INGESTION_GB = "firehose.ingestionGb";
 
     /** Every price the cost model uses; a table lacking one is refused. */
     public static final List<String> REQUIRED = List.of(

@@ -54,6 +54,10 @@ public final class SluiceCli {
               demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)
               faults [--scenario NAME] [--events N]
                                              run the fault suite on payments and reconcile every scenario (default 1,000 events each)
+              load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]
+                   [--invalid-share F] [--stream NAME] [--reports DIR]
+                                             steady-rate load, latency, requests and cost per million events; writes
+                                             load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)
               up                             start local AWS with every pipeline deployed; stop with Ctrl-C
               invoke --event FILE [--pipeline P] [--stage S]
                                              run a stage's handler once on a Kinesis event JSON file
@@ -95,6 +99,9 @@ public final class SluiceCli {
                 case "up" -> up(new Arguments(command, rest, Set.of(), Set.of()));
                 case "invoke" -> invoke(new Arguments(command, rest, Set.of("event", "pipeline", "stage"), Set.of()));
                 case "plan" -> plan(new Arguments(command, rest, PLAN_OPTIONS, Set.of()));
+                case "load" ->
+                    new LoadCommand(root, out, err)
+                            .run(new Arguments(command, rest, LoadCommand.OPTIONS, LoadCommand.FLAGS));
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
                     yield 0;

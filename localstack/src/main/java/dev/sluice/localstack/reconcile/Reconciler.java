@@ -310,7 +310,7 @@ public final class Reconciler {
     }
 
     /** eventId → how many lines of the lake hold it. */
-    private Map<String, Integer> lakeEventIds(String bucket, String prefix) {
+    public Map<String, Integer> lakeEventIds(String bucket, String prefix) {
         Map<String, Integer> ids = new HashMap<>();
         for (S3Object object :
                 s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
@@ -345,7 +345,7 @@ public final class Reconciler {
      * record's text when the message carries it). Messages are read, not deleted:
      * they stay for people to inspect once their visibility timeout passes.
      */
-    private Map<String, List<String>> deadLetterReasons(String queueUrl, Map<String, String> payloads) {
+    public Map<String, List<String>> deadLetterReasons(String queueUrl, Map<String, String> payloads) {
         Map<String, List<String>> reasons = new HashMap<>();
         int emptyReads = 0;
         while (emptyReads < 2) {

@@ -82,6 +82,17 @@ public final class EmfMetrics {
 
     /** Publishes one batch's figures. */
     public void batch(String shardId, BatchResult result) {
+        batch(shardId, null, null, result);
+    }
+
+    /**
+     * Publishes one batch's figures with the positions it covered. The document's {@code
+     * _aws.Timestamp} is taken here, after every sink of the batch is durable, so a reader that
+     * knows when each record was produced (the load harness does) gets each record's end-to-end
+     * latency: Timestamp − occurredAt, for the records from {@code firstSequenceNumber} to {@code
+     * lastSequenceNumber} (before {@code failedFromSequenceNumber} when the batch is incomplete).
+     */
+    public void batch(String shardId, String firstSequenceNumber, String lastSequenceNumber, BatchResult result) {
         long applied = 0;
         long absorbed = 0;
         for (SinkReport report : result.sinks().values()) {
@@ -101,6 +112,11 @@ public final class EmfMetrics {
         document.put("pipeline", pipeline);
         document.put("stage", stage);
         document.put("shardId", shardId);
+        if (firstSequenceNumber != null) {
+            document.put("firstSequenceNumber", firstSequenceNumber);
+            document.put("lastSequenceNumber", lastSequenceNumber);
+        }
+        result.failedFrom().ifPresent(p -> document.put("failedFromSequenceNumber", p.sequenceNumber()));
         document.put(RECORDS, result.received());
         document.put(ACCEPTED, result.accepted());
         document.put(DEAD_LETTERED, result.deadLettered());
