@@ -468,6 +468,7 @@ public final class SluiceCli {
             running.add(pipeline);
             var resources = pipeline.resources();
             ObjectNode p = perPipeline.putObject(definition.pipeline());
+            p.put("template", resources.stackName()); // provisioned from this stack's synthesized template
             p.set("streams", mapper.valueToTree(resources.streams()));
             p.set("tables", mapper.valueToTree(resources.tables()));
             p.put("bucket", resources.bucket());
@@ -475,10 +476,18 @@ public final class SluiceCli {
             Map<String, String> skipped = pipeline.notRunLocally();
             p.set(
                     "functions",
-                    mapper.valueToTree(definition.stages().keySet().stream()
+                    mapper.valueToTree(resources.functions().keySet().stream()
                             .filter(stage -> !skipped.containsKey(stage))
                             .map(pipeline::functionName)
                             .toList()));
+            if (!resources.kclServices().isEmpty()) {
+                ObjectNode services = p.putObject("kclServices");
+                resources.kclServices().forEach((stage, service) -> {
+                    ObjectNode s = services.putObject(stage);
+                    s.put("workers", service.workers());
+                    s.set("environment", mapper.valueToTree(service.environment()));
+                });
+            }
             if (!skipped.isEmpty()) {
                 p.set("notRunLocally", mapper.valueToTree(skipped));
             }
@@ -550,6 +559,11 @@ public final class SluiceCli {
         }
         try (LocalAws aws = LocalAws.start(options());
                 LocalPipeline local = LocalPipeline.provision(aws, pipeline, null, root)) {
+            if (!local.resources().functions().containsKey(stage)) {
+                throw new UsageException("stage '" + stage + "' of pipeline '" + pipeline.pipeline()
+                        + "' has no Lambda function in its template (consumer "
+                        + pipeline.stage(stage).consumer().yamlName() + "); invoke runs Lambda stages");
+            }
             String response = local.function(stage).invoke(event);
             out.println(response);
             return 0;
