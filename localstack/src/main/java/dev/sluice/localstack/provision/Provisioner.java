@@ -124,7 +124,13 @@ public final class Provisioner {
      * @param names makes physical names unique per test; {@code null} uses the plain local names
      */
     public PipelineResources provision(PipelineDefinition pipeline, ResourceNames names) {
-        return provision(pipeline, CloudFormationTemplate.synthesize(pipeline), names);
+        long start = System.nanoTime();
+        CloudFormationTemplate template = CloudFormationTemplate.synthesize(pipeline);
+        LOG.info(
+                "template of {} ready in {} ms (synthesized in this JVM, or cached)",
+                template.stackName(),
+                Duration.ofNanos(System.nanoTime() - start).toMillis());
+        return provision(pipeline, template, names);
     }
 
     /** Provisions a pipeline from a given template of its stack. */
