@@ -197,6 +197,21 @@ public final class SluiceCli {
 
     // demo
 
+    /** One line: the template a pipeline was provisioned from and what it gave locally. */
+    private static String provisioned(LocalPipeline pipeline) {
+        var resources = pipeline.resources();
+        return String.format(
+                Locale.ROOT,
+                "provisioned from the synthesized CDK template %s: %d resources locally (streams %s, tables %s,"
+                        + " queues %s, functions %s), the rest AWS-only",
+                resources.stackName(),
+                resources.provisioned().size(),
+                resources.streams().values(),
+                resources.tables().values(),
+                resources.queueUrls().keySet(),
+                resources.functions().keySet());
+    }
+
     private int demo(Arguments args) {
         int events = args.positiveInt("events", 10_000);
         long seed = args.longValue("seed", 20_261_130L);
@@ -222,6 +237,7 @@ public final class SluiceCli {
                     aws.sqsEndpoint());
             try (LocalPipeline pipeline =
                     LocalPipeline.provision(aws, payments, null, root).start()) {
+                out.println(provisioned(pipeline));
                 String stream = pipeline.resources().streams().get(stage.input());
                 PaymentGenerator generator = new PaymentGenerator(
                         seed, 1_000_000, 0.005, Instant.now().minusMillis(events * 250L));
@@ -466,6 +482,7 @@ public final class SluiceCli {
             LocalPipeline pipeline =
                     LocalPipeline.provision(aws, definition, null, root).start();
             running.add(pipeline);
+            out.println(provisioned(pipeline));
             var resources = pipeline.resources();
             ObjectNode p = perPipeline.putObject(definition.pipeline());
             p.put("template", resources.stackName()); // provisioned from this stack's synthesized template

@@ -199,11 +199,6 @@ public final class Provisioner {
         return new Planner(pipeline, template, names, region, account, queueUrl).plan();
     }
 
-    /** Logical name of a pipeline's lake commit ledger table. */
-    public static String ledgerTable(PipelineDefinition pipeline) {
-        return "sluice-" + pipeline.pipeline() + "-lake-ledger";
-    }
-
     private static final class Planner {
         private final PipelineDefinition pipeline;
         private final CloudFormationTemplate template;
