@@ -268,4 +268,42 @@ class TemplateProvisioningTest {
                         EnvironmentNames.stream("clicks-by-page"),
                         resources.streams().get("clicks-by-page"));
     }
+
+    @Test
+    void aQueueRedrivingToAnotherIsCreatedAfterItsTargetWithTheLocalArn() {
+        CloudFormationTemplate template = CloudFormationTemplate.parse("sluice-test", """
+                {"Resources": {
+                   "Work1": {"Type": "AWS::SQS::Queue", "Properties": {
+                      "VisibilityTimeout": 90,
+                      "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": ["Dlq1", "Arn"]}, "maxReceiveCount": 4}}},
+                   "Dlq1": {"Type": "AWS::SQS::Queue", "Properties": {"MessageRetentionPeriod": 1209600}}
+                }}""");
+        Provisioner.Plan plan =
+                Provisioner.plan(pipeline("payments"), template, NAMES, "us-east-1", "000000000000", q -> SQS + q);
+        assertThat(plan.queues())
+                .extracting(Provisioner.QueueSpec::name)
+                .containsExactly(NAMES.name("Dlq1"), NAMES.name("Work1"));
+        Map<QueueAttributeName, String> work = plan.queues().get(1).attributes();
+        assertThat(work).containsEntry(QueueAttributeName.VISIBILITY_TIMEOUT, "90");
+        assertThat(work.get(QueueAttributeName.REDRIVE_POLICY))
+                .contains("\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:000000000000:" + NAMES.name("Dlq1") + "\"")
+                .contains("\"maxReceiveCount\":4");
+    }
+
+    @Test
+    void aMappingPropertyTheLocalRunnerDoesNotHonourFails() {
+        CloudFormationTemplate template = CloudFormationTemplate.parse("sluice-test", """
+                {"Resources": {
+                   "S1": {"Type": "AWS::Kinesis::Stream", "Properties": {"ShardCount": 1}},
+                   "Fn1": {"Type": "AWS::Lambda::Function", "Properties": {
+                      "Handler": "x.Handler::handleRequest", "Environment": {"Variables": {"SLUICE_STAGE": "validate"}}}},
+                   "Esm1": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {
+                      "FunctionName": {"Ref": "Fn1"}, "EventSourceArn": {"Fn::GetAtt": ["S1", "Arn"]},
+                      "FunctionResponseTypes": ["ReportBatchItemFailures"], "TumblingWindowInSeconds": 60}}
+                }}""");
+        assertThatThrownBy(() -> Provisioner.plan(
+                        pipeline("payments"), template, NAMES, "us-east-1", "000000000000", q -> SQS + q))
+                .hasMessageContaining("Esm1")
+                .hasMessageContaining("TumblingWindowInSeconds");
+    }
 }
