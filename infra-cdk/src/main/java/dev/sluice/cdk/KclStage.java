@@ -216,6 +216,9 @@ public final class KclStage extends Construct {
                 .build();
 
         grants(stack, stage, input);
+        ResourceMetadata.mark(leaseTable, ResourceMetadata.KIND_KCL_LEASE_TABLE, stageName);
+        ResourceMetadata.mark(taskDefinition, ResourceMetadata.KIND_KCL_TASK_DEFINITION, stageName);
+        ResourceMetadata.mark(service, ResourceMetadata.KIND_KCL_SERVICE, stageName);
     }
 
     /** The KCL application name of a stage: {@code sluice-<pipeline>-<stage>}. */

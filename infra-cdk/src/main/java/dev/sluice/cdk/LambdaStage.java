@@ -21,6 +21,7 @@ import software.amazon.awscdk.services.iam.GrantOnPrincipalOptions;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
 import software.amazon.awscdk.services.kinesis.Stream;
 import software.amazon.awscdk.services.lambda.Architecture;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
 import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
@@ -183,6 +184,11 @@ public final class LambdaStage extends Construct {
 
         this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
         function.addEventSource(eventSource);
+        ResourceMetadata.mark(function, ResourceMetadata.KIND_FUNCTION, stageName);
+        function.getNode().findAll().stream()
+                .filter(CfnEventSourceMapping.class::isInstance)
+                .forEach(mapping ->
+                        ResourceMetadata.mark(mapping, ResourceMetadata.KIND_EVENT_SOURCE_MAPPING, stageName));
     }
 
     private static Bucket lakeBucket(PipelineStack stack) {

@@ -116,12 +116,23 @@ public class PipelineStack extends Stack {
         definition.streams().forEach((name, stream) -> streams.put(name, stream(name, stream)));
         definition.tables().forEach((name, table) -> tables.put(name, table(name)));
         definition.queues().forEach((name, queue) -> queues.put(name, queue(name, queue)));
+        streams.forEach((name, stream) -> ResourceMetadata.mark(stream, ResourceMetadata.KIND_STREAM, name));
+        tables.forEach((name, table) -> ResourceMetadata.mark(table, ResourceMetadata.KIND_TABLE, name));
+        queues.forEach((name, queue) -> ResourceMetadata.mark(queue, ResourceMetadata.KIND_QUEUE, name));
         // reference objects live in the lake bucket too, so a pipeline with only those still gets one
         boolean objectReferences = definition.references().values().stream().anyMatch(r -> r.object() != null);
         this.lakeBucket = definition.lakes().isEmpty() && !objectReferences ? null : lakeBucket(definition.lakes());
         // the lake sink's per-shard commit ledger: one table for every lake of the pipeline
         this.ledgerTable = definition.lakes().isEmpty() ? null : keyedByPk("LakeLedger");
         secretNames(definition).forEach(name -> secrets.put(name, secret(name)));
+        if (lakeBucket != null) {
+            ResourceMetadata.mark(lakeBucket, ResourceMetadata.KIND_LAKE_BUCKET, pipeline);
+            ResourceMetadata.mark(lakeAccessLogs, ResourceMetadata.KIND_LAKE_ACCESS_LOGS, pipeline);
+        }
+        if (ledgerTable != null) {
+            ResourceMetadata.mark(ledgerTable, ResourceMetadata.KIND_LAKE_LEDGER, pipeline);
+        }
+        secrets.forEach((name, secret) -> ResourceMetadata.mark(secret, ResourceMetadata.KIND_SECRET, name));
 
         Code code = Code.fromAsset(props.lambdaArtifact().toString());
         definition.stages().forEach((name, stage) -> {

@@ -3,11 +3,11 @@ package dev.sluice.localstack;
 import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
-import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;
 import dev.sluice.localstack.esm.MappingConfig;
+import dev.sluice.localstack.provision.FunctionSpec;
 import dev.sluice.localstack.provision.PipelineResources;
 import dev.sluice.localstack.provision.Provisioner;
 import java.nio.file.Path;
@@ -19,9 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pipeline deployed on the local stack: its resources provisioned, a function per
- * {@code consumer: lambda} stage loaded by handler class name, and a local event-source mapping
- * feeding each.
+ * One pipeline deployed on the local stack: its resources provisioned from the pipeline's
+ * synthesized CDK template ({@link Provisioner}), a function per {@code AWS::Lambda::Function} of the
+ * template loaded by its handler class name with the template's environment, and a local
+ * event-source mapping, configured as the template's {@code AWS::Lambda::EventSourceMapping}, feeding
+ * each. The template's KCL services ({@link dev.sluice.localstack.provision.KclService}) are exposed
+ * through {@link #functionEnvironment(String)} and {@link PipelineResources#kclServices()}.
  */
 public final class LocalPipeline implements AutoCloseable {
 
@@ -43,7 +46,8 @@ public final class LocalPipeline implements AutoCloseable {
         this.resources = resources;
         this.repository = repository;
         this.secrets = LocalSecrets.ensure(
-                aws.options().logDirectory().map(Path::getParent).orElse(null));
+                aws.options().logDirectory().map(Path::getParent).orElse(null),
+                resources.secrets().keySet());
         this.metrics = aws.options()
                 .logDirectory()
                 .map(logs -> logs.resolveSibling("metrics"))
@@ -52,7 +56,8 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     /**
-     * Provisions a pipeline's resources without starting its consumers.
+     * Provisions a pipeline's resources from the template the CDK app synthesizes for it (in this
+     * JVM), without starting its consumers.
      *
      * @param names unique physical names (tests), or {@code null} for the logical names
      * @param repository the repository root, whose {@code pipelines/} and {@code schemas/} the
@@ -90,17 +95,12 @@ public final class LocalPipeline implements AutoCloseable {
         PipelineDefinition pipeline = resources.definition();
         Map<String, String> skipped = notRunLocally();
         skipped.forEach((name, why) -> LOG.warn("stage {}/{} is not started: {}", pipeline.pipeline(), name, why));
-        pipeline.stages().forEach((name, stage) -> {
+        resources.mappings().forEach((name, templateConfig) -> {
             if (skipped.containsKey(name)) {
                 return;
             }
             LocalFunction function = function(name);
-            MappingConfig config = MappingConfig.from(
-                    functionName(name),
-                    resources.streams().get(stage.input()),
-                    stage.batching(),
-                    stage.failure(),
-                    resources.queueUrls().get(stage.failure().deadLetterQueue()));
+            MappingConfig config = templateConfig;
             if (batchingWindow.isPresent()) {
                 config = config.withBatchingWindow(batchingWindow.get());
             }
@@ -170,15 +170,24 @@ public final class LocalPipeline implements AutoCloseable {
                 aws.accountId());
     }
 
-    /** The stage's function, loaded once by its handler class name. */
+    /** The stage's function, loaded once by the template's handler class name. */
     public synchronized LocalFunction function(String stage) {
         return functions.computeIfAbsent(stage, s -> {
-            StageDefinition definition = resources.definition().stage(s);
-            return LocalFunction.load(functionName(s), definition.handler(), functionEnvironment(s));
+            FunctionSpec spec = resources.functions().get(s);
+            if (spec == null) {
+                throw new IllegalArgumentException(resources.stackName() + " has no Lambda function for stage '" + s
+                        + "' (functions: " + resources.functions().keySet() + ")");
+            }
+            return LocalFunction.load(spec.functionName(), spec.handler(), functionEnvironment(s));
         });
     }
 
-    /** The environment a stage's function sees: the stack's AWS variables and Sluice's own. */
+    /**
+     * The environment a stage's compute sees locally: the stack's AWS variables (endpoints, region,
+     * credentials), the template's environment of the stage's function — or, for a {@code consumer:
+     * kcl} stage, of its KCL service's worker container — resolved to local names, and the local
+     * extras (secrets folder, metrics file, the repository's definitions and schemas).
+     */
     public Map<String, String> functionEnvironment(String stage) {
         Map<String, String> env = new LinkedHashMap<>(aws.lambdaEnvironment());
         env.putAll(resources.functionEnvironment(stage));
@@ -212,8 +221,10 @@ public final class LocalPipeline implements AutoCloseable {
         return metrics;
     }
 
+    /** The local name of a stage's function ({@code <pipeline>-<stage>}). */
     public String functionName(String stage) {
-        return resources.definition().pipeline() + "-" + stage;
+        FunctionSpec spec = resources.functions().get(stage);
+        return spec != null ? spec.functionName() : resources.definition().pipeline() + "-" + stage;
     }
 
     public PipelineResources resources() {

@@ -9,28 +9,26 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Secrets for local runs: files in a folder only the user can read, created on first use with
- * fresh random keys (AWS keeps them in Secrets Manager). The tokenization key is stable across
- * local runs, so tokens stay joinable between them; delete the file to rotate it.
+ * The local provider of the template's Secrets Manager secrets: files in a folder only the user can
+ * read, created on first use with fresh random keys (in AWS, Secrets Manager generates them at
+ * deployment). A key is stable across local runs, so tokens stay joinable between them; delete its
+ * file to rotate it.
  */
 public final class LocalSecrets {
-
-    /** Secrets every local stack provides. */
-    static final String[] GENERATED = {"tokenization-key"};
 
     private LocalSecrets() {}
 
     /**
-     * The secrets folder under {@code runDirectory} (or a temporary one), with every generated
-     * secret present.
+     * The secrets folder under {@code runDirectory} (or a temporary one), with a file for every named
+     * secret (the template's secrets, by the names their {@code mask} steps use).
      */
-    public static Path ensure(Path runDirectory) {
+    public static Path ensure(Path runDirectory, java.util.Collection<String> secrets) {
         try {
             Path folder = runDirectory == null
                     ? Files.createTempDirectory("sluice-secrets")
                     : Files.createDirectories(runDirectory.resolve("secrets"));
             Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
-            for (String name : GENERATED) {
+            for (String name : secrets) {
                 Path file = folder.resolve(name);
                 if (!Files.exists(file)) {
                     byte[] key = new byte[32];

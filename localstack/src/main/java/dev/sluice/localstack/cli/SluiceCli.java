@@ -204,6 +204,21 @@ public final class SluiceCli {
 
     // demo
 
+    /** One line: the template a pipeline was provisioned from and what it gave locally. */
+    private static String provisioned(LocalPipeline pipeline) {
+        var resources = pipeline.resources();
+        return String.format(
+                Locale.ROOT,
+                "provisioned from the synthesized CDK template %s: %d resources locally (streams %s, tables %s,"
+                        + " queues %s, functions %s), the rest AWS-only",
+                resources.stackName(),
+                resources.provisioned().size(),
+                resources.streams().values(),
+                resources.tables().values(),
+                resources.queueUrls().keySet(),
+                resources.functions().keySet());
+    }
+
     private int demo(Arguments args) {
         int events = args.positiveInt("events", 10_000);
         long seed = args.longValue("seed", 20_261_130L);
@@ -229,6 +244,7 @@ public final class SluiceCli {
                     aws.sqsEndpoint());
             try (LocalPipeline pipeline =
                     LocalPipeline.provision(aws, payments, null, root).start()) {
+                out.println(provisioned(pipeline));
                 String stream = pipeline.resources().streams().get(stage.input());
                 PaymentGenerator generator = new PaymentGenerator(
                         seed, 1_000_000, 0.005, Instant.now().minusMillis(events * 250L));
@@ -473,8 +489,10 @@ public final class SluiceCli {
             LocalPipeline pipeline =
                     LocalPipeline.provision(aws, definition, null, root).start();
             running.add(pipeline);
+            out.println(provisioned(pipeline));
             var resources = pipeline.resources();
             ObjectNode p = perPipeline.putObject(definition.pipeline());
+            p.put("template", resources.stackName()); // provisioned from this stack's synthesized template
             p.set("streams", mapper.valueToTree(resources.streams()));
             p.set("tables", mapper.valueToTree(resources.tables()));
             p.put("bucket", resources.bucket());
@@ -482,10 +500,18 @@ public final class SluiceCli {
             Map<String, String> skipped = pipeline.notRunLocally();
             p.set(
                     "functions",
-                    mapper.valueToTree(definition.stages().keySet().stream()
+                    mapper.valueToTree(resources.functions().keySet().stream()
                             .filter(stage -> !skipped.containsKey(stage))
                             .map(pipeline::functionName)
                             .toList()));
+            if (!resources.kclServices().isEmpty()) {
+                ObjectNode services = p.putObject("kclServices");
+                resources.kclServices().forEach((stage, service) -> {
+                    ObjectNode s = services.putObject(stage);
+                    s.put("workers", service.workers());
+                    s.set("environment", mapper.valueToTree(service.environment()));
+                });
+            }
             if (!skipped.isEmpty()) {
                 p.set("notRunLocally", mapper.valueToTree(skipped));
             }
@@ -557,6 +583,11 @@ public final class SluiceCli {
         }
         try (LocalAws aws = LocalAws.start(options());
                 LocalPipeline local = LocalPipeline.provision(aws, pipeline, null, root)) {
+            if (!local.resources().functions().containsKey(stage)) {
+                throw new UsageException("stage '" + stage + "' of pipeline '" + pipeline.pipeline()
+                        + "' has no Lambda function in its template (consumer "
+                        + pipeline.stage(stage).consumer().yamlName() + "); invoke runs Lambda stages");
+            }
             String response = local.function(stage).invoke(event);
             out.println(response);
             return 0;

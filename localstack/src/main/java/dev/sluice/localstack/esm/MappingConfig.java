@@ -1,12 +1,11 @@
 package dev.sluice.localstack.esm;
 
-import dev.sluice.core.definition.BatchingDefinition;
-import dev.sluice.core.definition.FailureDefinition;
 import dev.sluice.core.definition.StartingPosition;
 import java.time.Duration;
 
 /**
- * The settings of one local event-source mapping, as Lambda's mapping has them.
+ * The settings of one local event-source mapping, as Lambda's mapping has them; the provisioner
+ * reads them from the template's {@code AWS::Lambda::EventSourceMapping}.
  *
  * @param functionName the function it invokes
  * @param streamName the stream it reads
@@ -45,28 +44,6 @@ public record MappingConfig(
         if (parallelizationFactor < 1 || parallelizationFactor > 10) {
             throw new IllegalArgumentException("parallelizationFactor must be 1 to 10, got " + parallelizationFactor);
         }
-    }
-
-    /** A mapping configured from a stage's definition. */
-    public static MappingConfig from(
-            String functionName,
-            String streamName,
-            BatchingDefinition batching,
-            FailureDefinition failure,
-            String onFailureQueueUrl) {
-        return new MappingConfig(
-                functionName,
-                streamName,
-                batching.batchSize(),
-                Duration.ofSeconds(batching.batchingWindowSeconds()),
-                batching.startingPosition(),
-                batching.startingInstant(),
-                failure.maxRetryAttempts(),
-                failure.maxRecordAgeSeconds() < 0 ? null : Duration.ofSeconds(failure.maxRecordAgeSeconds()),
-                onFailureQueueUrl,
-                Duration.ofMillis(250),
-                batching.parallelizationFactor(),
-                failure.bisectOnError());
     }
 
     /** The same mapping with another batching window (tests, the demo). */

@@ -85,7 +85,14 @@ final class ShardPoller implements Runnable {
         }
         lastAcknowledged =
                 checkpoint.map(CheckpointStore.Checkpoint::sequenceNumber).orElse(null);
-        String iterator = iterator();
+        String iterator;
+        try {
+            iterator = iterator();
+        } catch (SdkException e) {
+            // Kinesis away (restarting) as the poller starts: wait for it like a running poller does
+            LOG.warn("starting shard {} failed, reading again shortly: {}", shardId, e.toString());
+            iterator = RETRY_ITERATOR;
+        }
         List<Record> buffer = new ArrayList<>();
         Instant windowStart = null;
         while (!stopped()) {

@@ -130,13 +130,8 @@ class PaymentsPipelineIT {
     void restartedMappingResumesFromItsCheckpointWithoutReprocessing(LocalAws aws, ResourceNames names) {
         try (LocalPipeline pipeline = LocalPipeline.provision(aws, payments(), names, ROOT)) {
             LocalFunction function = pipeline.function("validate");
-            MappingConfig config = MappingConfig.from(
-                            pipeline.functionName("validate"),
-                            pipeline.resources().streams().get("payments-raw"),
-                            payments().stage("validate").batching(),
-                            payments().stage("validate").failure(),
-                            pipeline.resources().queueUrls().get("payments-dlq"))
-                    .withBatchingWindow(Duration.ZERO);
+            MappingConfig config =
+                    pipeline.resources().mappings().get("validate").withBatchingWindow(Duration.ZERO);
             Producer producer =
                     new Producer(aws.kinesis(), pipeline.resources().streams().get("payments-raw"));
             List<LedgerEntry> ledger = new ArrayList<>(producer.send(events(4, 200, 0.02), n -> {}));
