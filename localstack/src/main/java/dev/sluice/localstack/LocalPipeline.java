@@ -8,6 +8,8 @@ import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;
 import dev.sluice.localstack.esm.MappingConfig;
+import dev.sluice.localstack.kcl.KclTimings;
+import dev.sluice.localstack.kcl.LocalKclWorkers;
 import dev.sluice.localstack.provision.PipelineResources;
 import dev.sluice.localstack.provision.Provisioner;
 import java.nio.file.Path;
@@ -21,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One pipeline deployed on the local stack: its resources provisioned, a function per
  * {@code consumer: lambda} stage loaded by handler class name, and a local event-source mapping
- * feeding each.
+ * feeding each; local KCL workers ({@link LocalKclWorkers}) for each {@code consumer: kcl} stage.
  */
 public final class LocalPipeline implements AutoCloseable {
 
@@ -37,11 +39,16 @@ public final class LocalPipeline implements AutoCloseable {
     private final Map<String, MappingConfig> configs = new LinkedHashMap<>();
     private final java.util.List<LocalEventSourceMapping> killed = new java.util.ArrayList<>();
     private final Map<String, String> extraEnvironment = new LinkedHashMap<>();
+    private final ResourceNames names;
+    private final Map<String, LocalKclWorkers> kclWorkers = new LinkedHashMap<>();
+    private int kclWorkerCount = 1;
+    private KclTimings kclTimings = KclTimings.LOCAL;
 
-    private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository) {
+    private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository, ResourceNames names) {
         this.aws = aws;
         this.resources = resources;
         this.repository = repository;
+        this.names = names;
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null));
         this.metrics = aws.options()
@@ -60,22 +67,63 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public static LocalPipeline provision(
             LocalAws aws, PipelineDefinition pipeline, ResourceNames names, Path repository) {
-        return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository);
+        return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository, names);
     }
 
     /**
-     * The stages this local stack does not run yet, with why: {@code consumer: kcl} stages (local KCL
-     * workers come with the KCL service). Lambda stages run whatever their steps, aggregates
-     * included.
+     * The stages this local stack cannot run, with why: {@code consumer: kcl} stages when the KCL app
+     * is not built (or the pipeline was provisioned without a repository to find it in). Lambda
+     * stages run whatever their steps, aggregates included; KCL stages run as local KCL workers.
      */
     public Map<String, String> notRunLocally() {
         Map<String, String> skipped = new LinkedHashMap<>();
         resources.definition().stages().forEach((name, stage) -> {
-            if (stage.consumer() != ConsumerType.LAMBDA) {
-                skipped.put(name, "consumer " + stage.consumer().yamlName() + " is not run locally yet");
+            if (stage.consumer() == ConsumerType.KCL && !LocalKclWorkers.built(kclJar())) {
+                skipped.put(name, "the KCL app is not built (" + LocalKclWorkers.APP_JAR + ")");
             }
         });
         return skipped;
+    }
+
+    /**
+     * How many local KCL workers {@link #start()} runs per {@code consumer: kcl} stage (default 1),
+     * and with which KCL timings; call before {@link #start()}.
+     */
+    public LocalPipeline withKclWorkers(int count, KclTimings timings) {
+        this.kclWorkerCount = count;
+        this.kclTimings = timings;
+        return this;
+    }
+
+    /** The local KCL workers of a {@code consumer: kcl} stage (created on first use, none started). */
+    public synchronized LocalKclWorkers kclWorkers(String stage) {
+        return kclWorkers.computeIfAbsent(stage, s -> kclWorkers(s, false));
+    }
+
+    /**
+     * New local KCL workers for a stage, none started: polling, or enhanced fan-out (HTTP/2 to
+     * kinesis-mock's TLS port).
+     */
+    public LocalKclWorkers kclWorkers(String stage, boolean fanOut) {
+        StageDefinition definition = resources.definition().stage(stage);
+        return new LocalKclWorkers(
+                aws,
+                stage,
+                functionEnvironment(stage),
+                Provisioner.physical(names, "sluice-" + resources.definition().pipeline() + "-" + stage),
+                resources.streams().get(definition.input()),
+                Provisioner.physical(names, Provisioner.leaseTable(resources.definition(), stage)),
+                kclJar(),
+                kclTimings,
+                fanOut);
+    }
+
+    /** The packaged KCL app, if the repository is known. */
+    private Path kclJar() {
+        Path root = repository != null
+                ? repository
+                : Path.of(System.getProperty("sluice.root", ".")).toAbsolutePath();
+        return root.resolve(LocalKclWorkers.APP_JAR);
     }
 
     /** Loads every stage's function and starts its event-source mapping. */
@@ -92,6 +140,13 @@ public final class LocalPipeline implements AutoCloseable {
         skipped.forEach((name, why) -> LOG.warn("stage {}/{} is not started: {}", pipeline.pipeline(), name, why));
         pipeline.stages().forEach((name, stage) -> {
             if (skipped.containsKey(name)) {
+                return;
+            }
+            if (stage.consumer() == ConsumerType.KCL) {
+                LocalKclWorkers workers = kclWorkers(name);
+                for (int i = 0; i < kclWorkerCount; i++) {
+                    workers.startWorker();
+                }
                 return;
             }
             LocalFunction function = function(name);
@@ -294,9 +349,10 @@ public final class LocalPipeline implements AutoCloseable {
         }
     }
 
-    /** Stops the mappings; the resources stay. */
+    /** Stops the mappings and the KCL workers (gracefully); the resources stay. */
     @Override
     public void close() {
+        kclWorkers.values().forEach(LocalKclWorkers::close);
         mappings.values().forEach(LocalEventSourceMapping::close);
         killed.addAll(mappings.values());
         mappings.clear();

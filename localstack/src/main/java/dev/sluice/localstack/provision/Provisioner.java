@@ -1,5 +1,6 @@
 package dev.sluice.localstack.provision;
 
+import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.QueueDefinition;
 import dev.sluice.core.definition.StreamDefinition;
@@ -13,8 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.Projection;
+import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
@@ -25,13 +29,20 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * Creates a pipeline's resources in the local stack: streams, tables, the lake bucket and its commit
- * ledger table, queues, and the checkpoint table of the local event-source mappings. Creating what already exists is not an
+ * ledger table, queues, the lease table of each {@code consumer: kcl} stage, and the checkpoint table of the local event-source mappings. Creating what already exists is not an
  * error, so a definition can be provisioned again.
  */
 public final class Provisioner {
 
     /** Logical name of the local event-source mappings' checkpoint table. */
     public static final String CHECKPOINT_TABLE = "sluice-esm-checkpoints";
+
+    /** Partition key of a KCL lease table. */
+    public static final String LEASE_KEY = "leaseKey";
+    /** The lease owner attribute of a KCL lease table. */
+    public static final String LEASE_OWNER = "leaseOwner";
+    /** The GSI KCL 3 queries for one worker's leases. */
+    public static final String LEASE_OWNER_INDEX = "LeaseOwnerToLeaseKeyIndex";
 
     private static final Logger LOG = LoggerFactory.getLogger(Provisioner.class);
     private static final Duration ACTIVE_TIMEOUT = Duration.ofSeconds(30);
@@ -69,6 +80,11 @@ public final class Provisioner {
         Map<String, String> queues = new LinkedHashMap<>();
         pipeline.queues()
                 .forEach((logical, queue) -> queues.put(logical, createQueue(physical(names, logical), queue)));
+        pipeline.stages().forEach((stageName, stage) -> {
+            if (stage.consumer() == ConsumerType.KCL) {
+                createLeaseTable(physical(names, leaseTable(pipeline, stageName)));
+            }
+        });
         String checkpoints = physical(names, CHECKPOINT_TABLE);
         createTable(checkpoints, "lease");
         LOG.info(
@@ -87,7 +103,16 @@ public final class Provisioner {
         return "sluice-" + pipeline.pipeline() + "-lake-ledger";
     }
 
-    private static String physical(ResourceNames names, String logical) {
+    /**
+     * Logical name of a {@code consumer: kcl} stage's lease table (in AWS, CloudFormation names it;
+     * infra-cdk's {@code KclStage} defines it).
+     */
+    public static String leaseTable(PipelineDefinition pipeline, String stage) {
+        return "sluice-" + pipeline.pipeline() + "-" + stage + "-leases";
+    }
+
+    /** The physical name of a name provisioned with {@code names} ({@code null}: the logical name). */
+    public static String physical(ResourceNames names, String logical) {
         return names == null ? logical : names.name(logical);
     }
 
@@ -136,6 +161,60 @@ public final class Provisioner {
                             .keySchema(KeySchemaElement.builder()
                                     .attributeName(hashKey)
                                     .keyType(KeyType.HASH)
+                                    .build()));
+        } catch (ResourceInUseException exists) {
+            LOG.debug("table {} exists", name);
+        }
+        await(
+                "table " + name,
+                () -> aws.dynamoDb()
+                                .describeTable(b -> b.tableName(name))
+                                .table()
+                                .tableStatus()
+                        == TableStatus.ACTIVE);
+        return name;
+    }
+
+    /**
+     * Creates a KCL lease table as infra-cdk's {@code KclStage} does, unless it exists: hash key
+     * {@value #LEASE_KEY}, and the GSI {@value #LEASE_OWNER_INDEX} ({@value #LEASE_OWNER} hash,
+     * {@value #LEASE_KEY} range, keys only) that KCL 3 would otherwise try to add with UpdateTable
+     * (which dynalite cannot do). Waits until it is active.
+     *
+     * @return the table's name
+     */
+    public String createLeaseTable(String name) {
+        try {
+            aws.dynamoDb()
+                    .createTable(b -> b.tableName(name)
+                            .billingMode(BillingMode.PAY_PER_REQUEST)
+                            .attributeDefinitions(
+                                    AttributeDefinition.builder()
+                                            .attributeName(LEASE_KEY)
+                                            .attributeType(ScalarAttributeType.S)
+                                            .build(),
+                                    AttributeDefinition.builder()
+                                            .attributeName(LEASE_OWNER)
+                                            .attributeType(ScalarAttributeType.S)
+                                            .build())
+                            .keySchema(KeySchemaElement.builder()
+                                    .attributeName(LEASE_KEY)
+                                    .keyType(KeyType.HASH)
+                                    .build())
+                            .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
+                                    .indexName(LEASE_OWNER_INDEX)
+                                    .keySchema(
+                                            KeySchemaElement.builder()
+                                                    .attributeName(LEASE_OWNER)
+                                                    .keyType(KeyType.HASH)
+                                                    .build(),
+                                            KeySchemaElement.builder()
+                                                    .attributeName(LEASE_KEY)
+                                                    .keyType(KeyType.RANGE)
+                                                    .build())
+                                    .projection(Projection.builder()
+                                            .projectionType(ProjectionType.KEYS_ONLY)
+                                            .build())
                                     .build()));
         } catch (ResourceInUseException exists) {
             LOG.debug("table {} exists", name);

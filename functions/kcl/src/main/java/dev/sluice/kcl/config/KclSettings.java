@@ -91,6 +91,13 @@ public interface KclSettings {
     @WithDefault("false")
     boolean trustAllCertificates();
 
+    /**
+     * Local runs only: the process id of the launcher that started this worker; the worker shuts
+     * down (gracefully) as soon as it is no longer its parent, so a killed launcher leaves no worker.
+     */
+    @WithName("parent-pid")
+    java.util.OptionalLong parentPid();
+
     /** How records are read from the stream. */
     enum Retrieval {
         POLLING,

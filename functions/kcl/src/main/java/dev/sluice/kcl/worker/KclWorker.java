@@ -72,6 +72,27 @@ public class KclWorker {
 
     void onStart(@Observes StartupEvent event) {
         start(System.getenv());
+        settings.parentPid().ifPresent(KclWorker::exitWithParent);
+    }
+
+    /** Exits (through the graceful shutdown) once the launcher with this pid is no longer the parent. */
+    private static void exitWithParent(long parentPid) {
+        Thread watchdog = new Thread(
+                () -> {
+                    while (ProcessHandle.current()
+                                    .parent()
+                                    .map(ProcessHandle::pid)
+                                    .orElse(-1L)
+                            == parentPid) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(
+                                Duration.ofMillis(500).toNanos());
+                    }
+                    LOG.warn("launcher {} is gone; shutting down", parentPid);
+                    System.exit(0);
+                },
+                "parent-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
     }
 
     void onStop(@Observes ShutdownEvent event) {
