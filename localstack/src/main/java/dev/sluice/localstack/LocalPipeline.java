@@ -115,7 +115,10 @@ public final class LocalPipeline implements AutoCloseable {
                 Provisioner.physical(names, Provisioner.leaseTable(resources.definition(), stage)),
                 kclJar(),
                 kclTimings,
-                fanOut);
+                fanOut,
+                definition.batching().startingPosition() == dev.sluice.core.definition.StartingPosition.TRIM_HORIZON
+                        ? "TRIM_HORIZON"
+                        : null);
     }
 
     /** The packaged KCL app, if the repository is known. */

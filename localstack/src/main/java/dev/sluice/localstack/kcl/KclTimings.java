@@ -50,6 +50,8 @@ public record KclTimings(
         env.put("SLUICE_KCL_PARENT_SHARD_POLL_INTERVAL", millis(parentShardPoll));
         env.put("SLUICE_KCL_SHARD_SYNC_INTERVAL", millis(shardSync));
         env.put("SLUICE_KCL_SHUTDOWN_TIMEOUT", millis(shutdownTimeout));
+        // no CPU metrics locally: spread leases by count, so that workers really share the shards
+        env.put("SLUICE_KCL_LEASE_ASSIGNMENT", "LEASE_COUNT_BASED");
         return env;
     }
 

@@ -40,6 +40,8 @@ public final class LocalKclWorkers implements AutoCloseable {
     private final String leaseTable;
     private final Path jar;
     private final Path logs;
+    private final String stream;
+    private final String seedCheckpoint;
     private final List<LocalKclWorker> workers = new ArrayList<>();
     private int next = 1;
 
@@ -51,6 +53,8 @@ public final class LocalKclWorkers implements AutoCloseable {
      * @param jar the KCL app's {@code quarkus-run.jar}
      * @param timings KCL timings
      * @param fanOut read with enhanced fan-out (HTTP/2 to kinesis-mock's TLS port) instead of polling
+     * @param seedCheckpoint if not null, the first worker finds a lease per open shard at this
+     *     checkpoint ({@code TRIM_HORIZON}) already in the table (see {@link #seedLeases()})
      */
     public LocalKclWorkers(
             LocalAws aws,
@@ -61,8 +65,11 @@ public final class LocalKclWorkers implements AutoCloseable {
             String leaseTable,
             Path jar,
             KclTimings timings,
-            boolean fanOut) {
+            boolean fanOut,
+            String seedCheckpoint) {
         this.aws = aws;
+        this.stream = stream;
+        this.seedCheckpoint = seedCheckpoint;
         this.stage = stage;
         this.leaseTable = leaseTable;
         this.jar = jar;
@@ -78,7 +85,8 @@ public final class LocalKclWorkers implements AutoCloseable {
         env.put("SLUICE_KCL_PARENT_PID", Long.toString(ProcessHandle.current().pid()));
         if (fanOut) {
             env.put("SLUICE_KCL_RETRIEVAL", "fan-out");
-            env.put("AWS_ENDPOINT_URL_KINESIS", aws.kinesisTlsEndpoint().toString());
+            // only KCL's reading client: the stage's stream sink keeps the plain endpoint
+            env.put("SLUICE_KCL_KINESIS_ENDPOINT", aws.kinesisTlsEndpoint().toString());
             env.put("SLUICE_KCL_TRUST_ALL_CERTIFICATES", "true");
         }
         this.environment = Map.copyOf(env);
@@ -94,6 +102,9 @@ public final class LocalKclWorkers implements AutoCloseable {
         if (!built(jar)) {
             throw new IllegalStateException(
                     "the KCL app is not built: " + jar + " is missing (./mvnw -B package -pl functions/kcl -am)");
+        }
+        if (next == 1 && seedCheckpoint != null) {
+            seedLeases();
         }
         String workerId = stage + "-worker-" + next++;
         int port = freePort();
@@ -127,6 +138,50 @@ public final class LocalKclWorkers implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a KCL worker", e);
         }
+    }
+
+    /**
+     * Local start-up shortcut: writes, into an empty lease table, one lease per shard of the stream
+     * as KCL's own shard sync would (lease key = shard id, no owner, counter 0, checkpoint {@code
+     * seedCheckpoint}, the shard's hash key range and parents). A brand-new KCL application waits a
+     * random 1–30 s on an empty lease table before it creates them itself (constants in KCL's
+     * {@code Scheduler}, not configurable); with the leases there it starts at once.
+     *
+     * @return leases written (0 when the table already had leases)
+     */
+    public int seedLeases() {
+        if (!checkpoints().isEmpty()) {
+            return 0;
+        }
+        int written = 0;
+        for (var shard : aws.kinesis().listShards(b -> b.streamName(stream)).shards()) {
+            Map<String, AttributeValue> item = new LinkedHashMap<>();
+            item.put("leaseKey", AttributeValue.fromS(shard.shardId()));
+            item.put("leaseCounter", AttributeValue.fromN("0"));
+            item.put("ownerSwitchesSinceCheckpoint", AttributeValue.fromN("0"));
+            item.put("checkpoint", AttributeValue.fromS(seedCheckpoint));
+            item.put("checkpointSubSequenceNumber", AttributeValue.fromN("0"));
+            item.put(
+                    "startingHashKey", AttributeValue.fromS(shard.hashKeyRange().startingHashKey()));
+            item.put("endingHashKey", AttributeValue.fromS(shard.hashKeyRange().endingHashKey()));
+            item.put("entityType", AttributeValue.fromS("LEASE"));
+            List<String> parents = new ArrayList<>();
+            if (shard.parentShardId() != null) {
+                parents.add(shard.parentShardId());
+            }
+            if (shard.adjacentParentShardId() != null) {
+                parents.add(shard.adjacentParentShardId());
+            }
+            if (!parents.isEmpty()) {
+                item.put("parentShardId", AttributeValue.fromSs(parents));
+            }
+            aws.dynamoDb()
+                    .putItem(b ->
+                            b.tableName(leaseTable).item(item).conditionExpression("attribute_not_exists(leaseKey)"));
+            written++;
+        }
+        LOG.info("seeded {} leases into {}", written, leaseTable);
+        return written;
     }
 
     /** Starts {@code count} workers and waits until each is ready. */

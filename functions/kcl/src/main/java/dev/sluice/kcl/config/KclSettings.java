@@ -39,6 +39,14 @@ public interface KclSettings {
     @WithName("max-leases-per-worker")
     OptionalInt maxLeasesPerWorker();
 
+    /**
+     * How the leader spreads leases over workers: {@code WORKER_UTILIZATION_AWARE} (KCL 3's default:
+     * by CPU and throughput) or {@code LEASE_COUNT_BASED} (the same number of leases each).
+     */
+    @WithName("lease-assignment")
+    @WithDefault("WORKER_UTILIZATION_AWARE")
+    software.amazon.kinesis.leases.LeaseAssignmentStrategy leaseAssignment();
+
     /** Polling only: the pause between two GetRecords calls of one shard. */
     @WithName("idle-time-between-reads")
     @WithDefault("1s")
@@ -85,6 +93,13 @@ public interface KclSettings {
     @WithName("metrics-level")
     @WithDefault("SUMMARY")
     String metricsLevel();
+
+    /**
+     * The Kinesis endpoint KCL reads from, when it differs from the one the stage's sinks use
+     * ({@code AWS_ENDPOINT_URL_KINESIS}); locally, fan-out needs kinesis-mock's TLS (HTTP/2) port.
+     */
+    @WithName("kinesis-endpoint")
+    Optional<java.net.URI> kinesisEndpoint();
 
     /** Local emulators only: trust any TLS certificate (kinesis-mock's self-signed one). */
     @WithName("trust-all-certificates")

@@ -31,6 +31,7 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.cloudwatch.CloudWatchAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClientBuilder;
 import software.amazon.awssdk.utils.AttributeMap;
 import software.amazon.kinesis.common.ConfigsBuilder;
 import software.amazon.kinesis.common.InitialPositionInStream;
@@ -110,8 +111,9 @@ public class KclWorker {
 
         boolean fanOut = settings.retrieval() == KclSettings.Retrieval.FAN_OUT;
         SdkAsyncHttpClient http = http(fanOut);
-        KinesisAsyncClient kinesis = configure(KinesisAsyncClient.builder(), clients, "KINESIS", http)
-                .build();
+        KinesisAsyncClientBuilder kinesisBuilder = configure(KinesisAsyncClient.builder(), clients, "KINESIS", http);
+        settings.kinesisEndpoint().ifPresent(kinesisBuilder::endpointOverride);
+        KinesisAsyncClient kinesis = kinesisBuilder.build();
         DynamoDbAsyncClient dynamoDb = configure(DynamoDbAsyncClient.builder(), clients, "DYNAMODB", http(false))
                 .build();
         CloudWatchAsyncClient cloudWatch = configure(
@@ -134,6 +136,7 @@ public class KclWorker {
         long failover = settings.failoverTime().toMillis();
         var leases = configs.leaseManagementConfig()
                 .failoverTimeMillis(failover)
+                .leaseAssignmentStrategy(settings.leaseAssignment())
                 .dynamoDbLockBasedLeaderLeaseDurationInMillis(
                         settings.leaderLeaseDuration().toMillis())
                 .dynamoDbLockBasedLeaderHeartbeatPeriodInMillis(
