@@ -52,6 +52,8 @@ public record KclTimings(
         env.put("SLUICE_KCL_SHUTDOWN_TIMEOUT", millis(shutdownTimeout));
         // no CPU metrics locally: spread leases by count, so that workers really share the shards
         env.put("SLUICE_KCL_LEASE_ASSIGNMENT", "LEASE_COUNT_BASED");
+        // the leader forgets a worker silent for two intervals: a dead one gets no leases after 2 s
+        env.put("SLUICE_KCL_WORKER_METRICS_INTERVAL", "1000ms");
         return env;
     }
 

@@ -305,9 +305,10 @@ public final class KclViewsRun implements AutoCloseable {
                 .findFirst();
     }
 
+    /** Kills the workers still running (the checks are done; the resources are thrown away). */
     @Override
     public void close() {
-        workers.close();
+        workers.running().forEach(LocalKclWorker::kill);
         pipeline.close();
     }
 }

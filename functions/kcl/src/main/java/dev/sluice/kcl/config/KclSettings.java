@@ -47,6 +47,14 @@ public interface KclSettings {
     @WithDefault("WORKER_UTILIZATION_AWARE")
     software.amazon.kinesis.leases.LeaseAssignmentStrategy leaseAssignment();
 
+    /**
+     * How often a worker reports its metrics to the lease table; the leader counts a worker that
+     * has not reported for twice this long as gone, and stops assigning it leases (KCL's default 30 s).
+     */
+    @WithName("worker-metrics-interval")
+    @WithDefault("30s")
+    Duration workerMetricsInterval();
+
     /** Polling only: the pause between two GetRecords calls of one shard. */
     @WithName("idle-time-between-reads")
     @WithDefault("1s")

@@ -144,6 +144,9 @@ public class KclWorker {
                 .shardSyncIntervalMillis(settings.shardSyncInterval().toMillis())
                 .leasesRecoveryAuditorExecutionFrequencyMillis(
                         settings.shardSyncInterval().toMillis());
+        leases.workerUtilizationAwareAssignmentConfig()
+                .workerMetricsReporterFreqInMillis(
+                        settings.workerMetricsInterval().toMillis());
         settings.maxLeasesPerWorker().ifPresent(leases::maxLeasesForWorker);
         settings.leaseAssignmentInterval().ifPresent(i -> leases.leaseAssignmentIntervalMillis(i.toMillis()));
 
