@@ -78,6 +78,14 @@ public final class KclFaultSuite {
 
     /** Runs one scenario with {@code events} page views (2% of them poison records). */
     public KclRow run(String scenario, int events) {
+        return run(scenario, events, run -> List.of());
+    }
+
+    /**
+     * Runs one scenario; {@code checks} looks at the finished run (workers, leases, metrics) and
+     * returns further problems, if any.
+     */
+    public KclRow run(String scenario, int events, java.util.function.Function<KclViewsRun, List<String>> checks) {
         long started = System.nanoTime();
         List<String> problems = new ArrayList<>();
         Optional<Double> takeover = Optional.empty();
@@ -132,6 +140,7 @@ public final class KclFaultSuite {
             if (order.violations() > 0) {
                 problems.add("order violations: " + order.examples());
             }
+            problems.addAll(checks.apply(run));
         } catch (RuntimeException e) {
             LOG.error("KCL scenario {} failed to run", scenario, e);
             problems.add("did not complete: " + e.getMessage());
