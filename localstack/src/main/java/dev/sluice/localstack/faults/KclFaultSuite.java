@@ -121,7 +121,23 @@ public final class KclFaultSuite {
                 default -> throw new IllegalArgumentException("unknown KCL scenario " + scenario);
             }
             fired++;
-            run.produce(events - half, badEvery);
+            if (scenario.equals(JOINS)) {
+                // records keep coming while the leader moves leases to the new worker
+                int quarter = (events - half) / 2;
+                run.produce(quarter, badEvery);
+                String joined = run.workers().workers().get(1).workerId();
+                try {
+                    LocalKclWorkers.await(
+                            "the joining worker holds a lease",
+                            Duration.ofSeconds(60),
+                            () -> run.workers().owners().containsValue(joined));
+                } catch (IllegalStateException e) {
+                    problems.add(e.getMessage());
+                }
+                run.produce(events - half - quarter, badEvery);
+            } else {
+                run.produce(events - half, badEvery);
+            }
             run.awaitProcessed(STALL);
             r = run.reconcile();
             order = run.order();

@@ -98,6 +98,11 @@ public final class LocalKclWorker {
         return get("/q/health/ready").map(r -> r.statusCode() == 200).orElse(false);
     }
 
+    /** Whether {@code /q/health/live} says the KCL scheduler's loop runs. */
+    public boolean live() {
+        return get("/q/health/live").map(r -> r.statusCode() == 200).orElse(false);
+    }
+
     /** {@code GET /leases}: the leases the worker holds, as JSON, or empty if it does not answer. */
     public java.util.Optional<String> leases() {
         return get("/leases").filter(r -> r.statusCode() == 200).map(HttpResponse::body);

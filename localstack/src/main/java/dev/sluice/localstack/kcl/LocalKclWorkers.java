@@ -312,7 +312,8 @@ public final class LocalKclWorkers implements AutoCloseable {
         }
     }
 
-    static void await(String what, Duration timeout, BooleanSupplier condition) {
+    /** Waits until {@code condition} holds, or fails naming {@code what}. */
+    public static void await(String what, Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

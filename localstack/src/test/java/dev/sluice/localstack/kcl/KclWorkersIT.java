@@ -2,6 +2,8 @@ package dev.sluice.localstack.kcl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalAwsExtension;
 import dev.sluice.localstack.ResourceNames;
@@ -28,9 +30,10 @@ class KclWorkersIT {
     static final Path ROOT = Path.of(System.getProperty("sluice.root"));
     static final Duration READY = Duration.ofSeconds(90);
     static final Duration STALL = Duration.ofSeconds(60);
+    static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Test
-    void twoWorkersShareTheShardsOfAFourShardStream(LocalAws aws, ResourceNames names) {
+    void twoWorkersShareTheShardsOfAFourShardStream(LocalAws aws, ResourceNames names) throws Exception {
         try (KclViewsRun run = KclViewsRun.provision(aws, names, ROOT, false, KclTimings.LOCAL)) {
             var workers = run.workers().start(2, READY);
             // the leader spreads the leases by count once both workers reported
@@ -51,6 +54,22 @@ class KclWorkersIT {
             Set<String> all = new HashSet<>();
             shards.values().forEach(all::addAll);
             assertThat(all).hasSize(4);
+            // each worker lists the leases it holds, with the checkpoints it wrote
+            for (LocalKclWorker worker : workers) {
+                assertThat(worker.live()).isTrue();
+                JsonNode leases = MAPPER.readTree(worker.leases().orElseThrow());
+                assertThat(leases.path("workerId").asText()).isEqualTo(worker.workerId());
+                assertThat(leases.path("leases")).isNotEmpty();
+                for (JsonNode lease : leases.path("leases")) {
+                    assertThat(run.workers().owners().get(lease.path("shardId").asText()))
+                            .isEqualTo(worker.workerId());
+                    assertThat(List.of(
+                                    lease.path("checkpoint").asText(),
+                                    lease.path("processed").path("checkpoint").asText()))
+                            .as("a sequence number checkpointed in %s", lease)
+                            .anyMatch(c -> c.matches("\\d+"));
+                }
+            }
             System.out.printf("two workers: shards %s, records/s %s%n", shards, run.recordsPerSecondByWorker());
         }
     }
