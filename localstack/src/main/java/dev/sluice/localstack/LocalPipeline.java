@@ -147,7 +147,10 @@ public final class LocalPipeline implements AutoCloseable {
             }
             if (stage.consumer() == ConsumerType.KCL) {
                 LocalKclWorkers workers = kclWorkers(name);
-                for (int i = 0; i < kclWorkerCount; i++) {
+                if (kclWorkerCount > 1) {
+                    // the first alone: brand-new KCL applications race on their first initialisation
+                    workers.start(kclWorkerCount, Duration.ofSeconds(90));
+                } else {
                     workers.startWorker();
                 }
                 return;

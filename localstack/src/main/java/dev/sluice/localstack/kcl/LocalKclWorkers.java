@@ -184,11 +184,20 @@ public final class LocalKclWorkers implements AutoCloseable {
         return written;
     }
 
-    /** Starts {@code count} workers and waits until each is ready. */
+    /**
+     * Starts {@code count} workers and waits until each is ready. The first is started alone: two
+     * KCL 3.5.1 workers initialising a brand-new application at once race to create its migration
+     * state, and the loser's scheduler never initialises ("AssignmentMode is not initialized" on
+     * every retry).
+     */
     public List<LocalKclWorker> start(int count, Duration timeout) {
         List<LocalKclWorker> started = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            started.add(startWorker());
+            LocalKclWorker worker = startWorker();
+            started.add(worker);
+            if (i == 0 && count > 1) {
+                awaitReady(worker, timeout);
+            }
         }
         for (LocalKclWorker worker : started) {
             awaitReady(worker, timeout);
