@@ -125,12 +125,16 @@ public final class KclFaultSuite {
                 // records keep coming while the leader moves leases to the new worker
                 int quarter = (events - half) / 2;
                 run.produce(quarter, badEvery);
-                String joined = run.workers().workers().get(1).workerId();
+                LocalKclWorker joined = run.workers().workers().get(1);
                 try {
+                    // holds it: the previous owner handed it over and the new one took it (its /leases)
                     LocalKclWorkers.await(
                             "the joining worker holds a lease",
                             Duration.ofSeconds(60),
-                            () -> run.workers().owners().containsValue(joined));
+                            () -> run.workers().owners().containsValue(joined.workerId())
+                                    && joined.leases()
+                                            .map(KclFaultSuite::holdsAny)
+                                            .orElse(false));
                 } catch (IllegalStateException e) {
                     problems.add(e.getMessage());
                 }
@@ -184,6 +188,17 @@ public final class KclFaultSuite {
                 (System.nanoTime() - started) / 1e9,
                 List.copyOf(problems));
         return new KclRow(row, takeover);
+    }
+
+    private static boolean holdsAny(String leasesJson) {
+        try {
+            return !new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(leasesJson)
+                    .path("leases")
+                    .isEmpty();
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     private static void awaitRecords(KclViewsRun run, long records) {
