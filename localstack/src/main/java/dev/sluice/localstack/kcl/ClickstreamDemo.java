@@ -84,8 +84,9 @@ public final class ClickstreamDemo {
                     last = now2;
                     lastChange = System.nanoTime();
                 } else if (System.nanoTime() - lastChange
-                        > Duration.ofSeconds(90).toNanos()) {
-                    break; // reported as lost below
+                                > Duration.ofSeconds(90).toNanos()
+                        || pipeline.kclWorkers("page-counts").running().isEmpty()) {
+                    break; // no progress, or no worker left: what is missing is reported as lost
                 }
                 LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
                 counted = counts(aws, table);
