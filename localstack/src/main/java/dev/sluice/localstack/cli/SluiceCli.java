@@ -276,7 +276,7 @@ public final class SluiceCli {
                 "Clickstream: %,d page views through pipelines/clickstream.yaml: mask-and-rekey (Lambda) then"
                         + " page-counts (KCL worker)%n",
                 clicks);
-        Progress counting = new Progress(out, "counting", clicks);
+        Progress counting = new Progress(out, "counting", clicks - clicks / 10); // a tenth are bots
         ClickstreamDemo.Result r = ClickstreamDemo.run(aws, clickstream, root, clicks, 1, counting::update);
         counting.finish(r.counted());
         out.printf(
