@@ -132,9 +132,8 @@ public final class KclFaultSuite {
                             "the joining worker holds a lease",
                             Duration.ofSeconds(60),
                             () -> run.workers().owners().containsValue(joined.workerId())
-                                    && joined.leases()
-                                            .map(KclFaultSuite::holdsAny)
-                                            .orElse(false));
+                                    && joined.leasesHeld() > 0
+                                    && run.workers().handoffsPending().isEmpty());
                 } catch (IllegalStateException e) {
                     problems.add(e.getMessage());
                 }
@@ -188,17 +187,6 @@ public final class KclFaultSuite {
                 (System.nanoTime() - started) / 1e9,
                 List.copyOf(problems));
         return new KclRow(row, takeover);
-    }
-
-    private static boolean holdsAny(String leasesJson) {
-        try {
-            return !new com.fasterxml.jackson.databind.ObjectMapper()
-                    .readTree(leasesJson)
-                    .path("leases")
-                    .isEmpty();
-        } catch (java.io.IOException e) {
-            return false;
-        }
     }
 
     private static void awaitRecords(KclViewsRun run, long records) {

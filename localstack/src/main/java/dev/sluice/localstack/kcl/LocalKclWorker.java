@@ -108,6 +108,25 @@ public final class LocalKclWorker {
         return get("/leases").filter(r -> r.statusCode() == 200).map(HttpResponse::body);
     }
 
+    /**
+     * How many leases the worker itself says it holds ({@code /leases}; 0 if it does not answer). The
+     * lease table names the new owner as soon as the leader assigns a lease; the worker holds it
+     * only once the previous owner handed it over.
+     */
+    public int leasesHeld() {
+        return leases().map(json -> {
+                    try {
+                        return new com.fasterxml.jackson.databind.ObjectMapper()
+                                .readTree(json)
+                                .path("leases")
+                                .size();
+                    } catch (IOException e) {
+                        return 0;
+                    }
+                })
+                .orElse(0);
+    }
+
     private java.util.Optional<HttpResponse<String>> get(String path) {
         if (!process.isAlive()) {
             return java.util.Optional.empty();

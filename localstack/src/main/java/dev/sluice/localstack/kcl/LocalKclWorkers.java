@@ -244,6 +244,14 @@ public final class LocalKclWorkers implements AutoCloseable {
         return leaseAttribute("leaseOwner");
     }
 
+    /**
+     * Leases being handed over right now: the leader named a new owner, and the previous one (KCL's
+     * {@code checkpointOwner}) has not released the lease yet.
+     */
+    public Map<String, String> handoffsPending() {
+        return leaseAttribute("checkpointOwner");
+    }
+
     private Map<String, String> leaseAttribute(String attribute) {
         Map<String, String> values = new TreeMap<>();
         aws.dynamoDb()

@@ -36,15 +36,13 @@ class KclWorkersIT {
     void twoWorkersShareTheShardsOfAFourShardStream(LocalAws aws, ResourceNames names) throws Exception {
         try (KclViewsRun run = KclViewsRun.provision(aws, names, ROOT, false, KclTimings.LOCAL)) {
             var workers = run.workers().start(2, READY);
-            // the leader spreads the leases by count once both workers reported
+            // the leader spreads the leases by count once both workers reported; wait until the
+            // hand-offs are done and each worker holds its share
             LocalKclWorkers.await(
                     "both workers hold leases",
                     Duration.ofSeconds(60),
-                    () -> run.workers()
-                            .owners()
-                            .values()
-                            .containsAll(List.of(
-                                    workers.get(0).workerId(), workers.get(1).workerId())));
+                    () -> workers.stream().allMatch(w -> w.leasesHeld() > 0)
+                            && run.workers().handoffsPending().isEmpty());
             run.produce(400, 0);
             run.awaitProcessed(STALL);
 
