@@ -46,7 +46,7 @@ public class LeasesResource {
                 .sorted(Comparator.comparing(Lease::leaseKey))
                 .map(l -> new HeldLease(
                         l.leaseKey(),
-                        l.checkpoint() == null ? null : l.checkpoint().toString(),
+                        ShardRegistry.format(l.checkpoint()),
                         l.leaseCounter() == null ? 0 : l.leaseCounter(),
                         shards.get(l.leaseKey())))
                 .toList();

@@ -33,6 +33,18 @@ public final class ShardRegistry {
 
     private final Map<String, ShardStatus> shards = new ConcurrentHashMap<>();
 
+    /**
+     * A KCL checkpoint as the endpoints show it: {@code TRIM_HORIZON}, {@code SHARD_END}, a sequence
+     * number, or {@code <sequence>.<sub-sequence>} for a record taken out of an aggregated one.
+     */
+    public static String format(software.amazon.kinesis.retrieval.kpl.ExtendedSequenceNumber checkpoint) {
+        if (checkpoint == null) {
+            return null;
+        }
+        long sub = checkpoint.subSequenceNumber();
+        return checkpoint.sequenceNumber() + (sub > 0 ? "." + sub : "");
+    }
+
     public void started(String shardId, String checkpoint) {
         shards.put(shardId, new ShardStatus(shardId, "PROCESSING", checkpoint, 0, -1, Instant.now()));
     }

@@ -75,9 +75,7 @@ public final class StageRecordProcessor implements ShardRecordProcessor {
     @Override
     public void initialize(InitializationInput input) {
         shardId = input.shardId();
-        String checkpoint = input.extendedSequenceNumber() == null
-                ? null
-                : input.extendedSequenceNumber().toString();
+        String checkpoint = ShardRegistry.format(input.extendedSequenceNumber());
         registry.started(shardId, checkpoint);
         LOG.info("shard {} initialised at {}", shardId, checkpoint);
     }
