@@ -3,10 +3,13 @@ package dev.sluice.localstack;
 import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.localstack.esm.CheckpointStore;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.esm.LocalFunction;
 import dev.sluice.localstack.esm.MappingConfig;
+import dev.sluice.localstack.kcl.KclTimings;
+import dev.sluice.localstack.kcl.LocalKclWorkers;
 import dev.sluice.localstack.provision.FunctionSpec;
 import dev.sluice.localstack.provision.PipelineResources;
 import dev.sluice.localstack.provision.Provisioner;
@@ -23,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * synthesized CDK template ({@link Provisioner}), a function per {@code AWS::Lambda::Function} of the
  * template loaded by its handler class name with the template's environment, and a local
  * event-source mapping, configured as the template's {@code AWS::Lambda::EventSourceMapping}, feeding
- * each. The template's KCL services ({@link dev.sluice.localstack.provision.KclService}) are exposed
- * through {@link #functionEnvironment(String)} and {@link PipelineResources#kclServices()}.
+ * each; local KCL workers ({@link LocalKclWorkers}) for each of the template's KCL services ({@link
+ * dev.sluice.localstack.provision.KclService}), with its worker container's environment resolved to
+ * local names ({@link #functionEnvironment(String)}).
  */
 public final class LocalPipeline implements AutoCloseable {
 
@@ -40,11 +44,16 @@ public final class LocalPipeline implements AutoCloseable {
     private final Map<String, MappingConfig> configs = new LinkedHashMap<>();
     private final java.util.List<LocalEventSourceMapping> killed = new java.util.ArrayList<>();
     private final Map<String, String> extraEnvironment = new LinkedHashMap<>();
+    private final ResourceNames names;
+    private final Map<String, LocalKclWorkers> kclWorkers = new LinkedHashMap<>();
+    private int kclWorkerCount = 1;
+    private KclTimings kclTimings = KclTimings.LOCAL;
 
-    private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository) {
+    private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository, ResourceNames names) {
         this.aws = aws;
         this.resources = resources;
         this.repository = repository;
+        this.names = names;
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null),
                 resources.secrets().keySet());
@@ -65,22 +74,70 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public static LocalPipeline provision(
             LocalAws aws, PipelineDefinition pipeline, ResourceNames names, Path repository) {
-        return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository);
+        return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository, names);
     }
 
     /**
-     * The stages this local stack does not run yet, with why: {@code consumer: kcl} stages (local KCL
-     * workers come with the KCL service). Lambda stages run whatever their steps, aggregates
-     * included.
+     * The stages this local stack cannot run, with why: {@code consumer: kcl} stages when the KCL app
+     * is not built (or the pipeline was provisioned without a repository to find it in). Lambda
+     * stages run whatever their steps, aggregates included; KCL stages run as local KCL workers.
      */
     public Map<String, String> notRunLocally() {
         Map<String, String> skipped = new LinkedHashMap<>();
         resources.definition().stages().forEach((name, stage) -> {
-            if (stage.consumer() != ConsumerType.LAMBDA) {
-                skipped.put(name, "consumer " + stage.consumer().yamlName() + " is not run locally yet");
+            if (stage.consumer() == ConsumerType.KCL && !LocalKclWorkers.built(kclJar())) {
+                skipped.put(name, "the KCL app is not built (" + LocalKclWorkers.APP_JAR + ")");
             }
         });
         return skipped;
+    }
+
+    /**
+     * How many local KCL workers {@link #start()} runs per {@code consumer: kcl} stage (default 1),
+     * and with which KCL timings; call before {@link #start()}.
+     */
+    public LocalPipeline withKclWorkers(int count, KclTimings timings) {
+        this.kclWorkerCount = count;
+        this.kclTimings = timings;
+        return this;
+    }
+
+    /** The local KCL workers of a {@code consumer: kcl} stage (created on first use, none started). */
+    public synchronized LocalKclWorkers kclWorkers(String stage) {
+        return kclWorkers.computeIfAbsent(stage, s -> kclWorkers(s, false));
+    }
+
+    /**
+     * New local KCL workers for a stage, none started: polling, or enhanced fan-out (HTTP/2 to
+     * kinesis-mock's TLS port).
+     */
+    public LocalKclWorkers kclWorkers(String stage, boolean fanOut) {
+        StageDefinition definition = resources.definition().stage(stage);
+        Map<String, String> environment = functionEnvironment(stage);
+        // the application, stream and lease table the template's KCL service names, resolved locally;
+        // the application name is made unique per test like every other name
+        String application = environment.get(EnvironmentNames.KCL_APPLICATION);
+        return new LocalKclWorkers(
+                aws,
+                stage,
+                environment,
+                names == null ? application : names.name(application),
+                environment.get(EnvironmentNames.KCL_STREAM),
+                environment.get(EnvironmentNames.KCL_LEASE_TABLE),
+                kclJar(),
+                kclTimings,
+                fanOut,
+                definition.batching().startingPosition() == dev.sluice.core.definition.StartingPosition.TRIM_HORIZON
+                        ? "TRIM_HORIZON"
+                        : null);
+    }
+
+    /** The packaged KCL app, if the repository is known. */
+    private Path kclJar() {
+        Path root = repository != null
+                ? repository
+                : Path.of(System.getProperty("sluice.root", ".")).toAbsolutePath();
+        return root.resolve(LocalKclWorkers.APP_JAR);
     }
 
     /** Loads every stage's function and starts its event-source mapping. */
@@ -95,6 +152,18 @@ public final class LocalPipeline implements AutoCloseable {
         PipelineDefinition pipeline = resources.definition();
         Map<String, String> skipped = notRunLocally();
         skipped.forEach((name, why) -> LOG.warn("stage {}/{} is not started: {}", pipeline.pipeline(), name, why));
+        resources.kclServices().keySet().forEach(name -> {
+            if (skipped.containsKey(name)) {
+                return;
+            }
+            LocalKclWorkers workers = kclWorkers(name);
+            if (kclWorkerCount > 1) {
+                // the first alone: brand-new KCL applications race on their first initialisation
+                workers.start(kclWorkerCount, Duration.ofSeconds(90));
+            } else {
+                workers.startWorker();
+            }
+        });
         resources.mappings().forEach((name, templateConfig) -> {
             if (skipped.containsKey(name)) {
                 return;
@@ -305,9 +374,10 @@ public final class LocalPipeline implements AutoCloseable {
         }
     }
 
-    /** Stops the mappings; the resources stay. */
+    /** Stops the mappings and the KCL workers (gracefully); the resources stay. */
     @Override
     public void close() {
+        kclWorkers.values().forEach(LocalKclWorkers::close);
         mappings.values().forEach(LocalEventSourceMapping::close);
         killed.addAll(mappings.values());
         mappings.clear();

@@ -78,7 +78,21 @@ public final class AwsClients implements AutoCloseable {
         return builder;
     }
 
-    private Optional<URI> endpoint(String service) {
+    /** The region every client uses. */
+    public Region region() {
+        return region;
+    }
+
+    /** The credentials every client uses (static from the environment, else the default chain). */
+    public AwsCredentialsProvider credentialsProvider() {
+        return credentials;
+    }
+
+    /**
+     * The endpoint override of a service ({@code AWS_ENDPOINT_URL_<SERVICE>}, else {@code
+     * AWS_ENDPOINT_URL}), for clients built elsewhere (the KCL worker's asynchronous ones).
+     */
+    public Optional<URI> endpoint(String service) {
         return Optional.ofNullable(environment.get("AWS_ENDPOINT_URL_" + service))
                 .or(() -> Optional.ofNullable(environment.get("AWS_ENDPOINT_URL")))
                 .map(URI::create);

@@ -17,6 +17,8 @@ import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.faults.FaultScenario;
 import dev.sluice.localstack.faults.FaultSuite;
+import dev.sluice.localstack.faults.KclFaultSuite;
+import dev.sluice.localstack.kcl.ClickstreamDemo;
 import dev.sluice.localstack.reconcile.AggregateCheck;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
@@ -53,12 +55,12 @@ public final class SluiceCli {
             usage: ./sluice <command> [options]
               demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)
               faults [--scenario NAME] [--events N]
-                                             run the fault suite on payments and reconcile every scenario (default 1,000 events each)
+                                             run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)
               load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]
                    [--invalid-share F] [--stream NAME] [--reports DIR]
                                              steady-rate load, latency, requests and cost per million events; writes
                                              load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)
-              up                             start local AWS with every pipeline deployed; stop with Ctrl-C
+              up [--workers N]               start local AWS with every pipeline deployed (N local KCL workers per KCL stage, default 1); stop with Ctrl-C
               invoke --event FILE [--pipeline P] [--stage S]
                                              run a stage's handler once on a Kinesis event JSON file
               plan --example payments|clickstream | --users N --events-per-day X --record-bytes B --retention-days D
@@ -96,7 +98,7 @@ public final class SluiceCli {
             return switch (command) {
                 case "demo" -> demo(new Arguments(command, rest, Set.of("events", "seed"), Set.of()));
                 case "faults" -> faults(new Arguments(command, rest, Set.of("scenario", "events"), Set.of()));
-                case "up" -> up(new Arguments(command, rest, Set.of(), Set.of()));
+                case "up" -> up(new Arguments(command, rest, Set.of("workers"), Set.of()));
                 case "invoke" -> invoke(new Arguments(command, rest, Set.of("event", "pipeline", "stage"), Set.of()));
                 case "plan" -> plan(new Arguments(command, rest, PLAN_OPTIONS, Set.of()));
                 case "load" ->
@@ -261,12 +263,13 @@ public final class SluiceCli {
                 consuming.finish(pipeline.acknowledged());
 
                 Reconciliation result = reconcile(aws, pipeline, stage, ledger);
-                double seconds = (System.nanoTime() - started) / 1e9;
                 summary(pipeline, stage, ledger, result);
+                ClickstreamDemo.Result clicks = clickstream(aws, Math.max(100, Math.min(2_000, events / 5)));
+                double seconds = (System.nanoTime() - started) / 1e9;
                 out.printf(
                         Locale.ROOT,
                         "RESULT produced=%d lake=%d table=%d aggregated=%d dead_lettered=%d late=%d lost=%d"
-                                + " duplicates=%d seconds=%.1f%n",
+                                + " duplicates=%d kcl_counted=%d kcl_lost=%d kcl_duplicates=%d seconds=%.1f%n",
                         result.produced(),
                         result.lake(),
                         result.table(),
@@ -275,10 +278,46 @@ public final class SluiceCli {
                         result.late(),
                         result.lost(),
                         result.duplicates(),
+                        clicks.counted(),
+                        clicks.lost(),
+                        clicks.duplicates(),
                         seconds);
-                return result.reconciled() ? 0 : 1;
+                return result.reconciled() && clicks.reconciled() ? 0 : 1;
             }
         }
+    }
+
+    /**
+     * The clickstream pipeline's KCL stage ({@code page-counts}) behind its Lambda stage: human page
+     * views counted once per page per minute by a local KCL worker.
+     */
+    private ClickstreamDemo.Result clickstream(LocalAws aws, int clicks) {
+        PipelineDefinition clickstream = loader().load(root.resolve("pipelines/clickstream.yaml"));
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Clickstream: %,d page views through pipelines/clickstream.yaml: mask-and-rekey (Lambda) then"
+                        + " page-counts (KCL worker)%n",
+                clicks);
+        Progress counting = new Progress(out, "counting", clicks - clicks / 10); // a tenth are bots
+        ClickstreamDemo.Result r = ClickstreamDemo.run(aws, clickstream, root, clicks, 1, counting::update);
+        counting.finish(r.counted());
+        out.printf(
+                Locale.ROOT,
+                "  produced %,d (%,d from bots, filtered), counted %,d of %,d human views in page-views-per-minute by"
+                        + " %d KCL worker(s); lost %d, duplicates %d%n",
+                r.clicks(),
+                r.bots(),
+                r.counted(),
+                r.expected(),
+                r.workers(),
+                r.lost(),
+                r.duplicates());
+        out.println(
+                r.reconciled()
+                        ? "Every human view was counted exactly once by the KCL stage."
+                        : "NOT RECONCILED: the KCL stage's counts differ from the ledger.");
+        return r;
     }
 
     private static Reconciliation reconcile(
@@ -365,9 +404,13 @@ public final class SluiceCli {
         List<FaultScenario> chosen = only == null
                 ? all
                 : all.stream().filter(s -> s.name().equals(only)).toList();
-        if (chosen.isEmpty()) {
+        List<String> kclChosen = only == null
+                ? KclFaultSuite.scenarios()
+                : KclFaultSuite.scenarios().stream().filter(only::equals).toList();
+        if (chosen.isEmpty() && kclChosen.isEmpty()) {
             throw new UsageException("unknown scenario '" + only + "' (one of: "
-                    + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ")");
+                    + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
+                    + String.join(", ", KclFaultSuite.scenarios()) + ")");
         }
         PipelineDefinition payments = loader().load(root.resolve("pipelines/payments.yaml"));
         out.printf(
@@ -377,6 +420,7 @@ public final class SluiceCli {
                 events);
         Path work = root.resolve("localstack/.run/faults");
         List<FaultSuite.Row> rows = new ArrayList<>();
+        Map<String, Double> takeovers = new java.util.LinkedHashMap<>();
         try {
             java.nio.file.Files.createDirectories(work);
         } catch (java.io.IOException e) {
@@ -400,8 +444,28 @@ public final class SluiceCli {
                         row.seconds());
                 row.problems().forEach(p -> out.println("       ! " + p));
             }
+            KclFaultSuite kclSuite = new KclFaultSuite(aws, root);
+            if (!kclChosen.isEmpty() && !kclSuite.available()) {
+                out.println(
+                        "  KCL scenarios skipped: the KCL app is not built (./mvnw -B package -pl functions/kcl -am)");
+            } else {
+                for (String scenario : kclChosen) {
+                    out.printf(Locale.ROOT, "  running %-24s %s …%n", scenario, KclFaultSuite.description(scenario));
+                    KclFaultSuite.KclRow kclRow = kclSuite.run(scenario, Math.min(events, 600));
+                    FaultSuite.Row row = kclRow.row();
+                    rows.add(row);
+                    kclRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
+                    out.printf(
+                            Locale.ROOT,
+                            "  %s %-24s %.1f s%n",
+                            row.passed() ? "ok  " : "FAIL",
+                            row.scenario(),
+                            row.seconds());
+                    row.problems().forEach(p -> out.println("       ! " + p));
+                }
+            }
         }
-        faultTable(rows);
+        faultTable(rows, takeovers);
         long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();
         long duplicates =
                 rows.stream().mapToLong(FaultSuite.Row::duplicateEffects).sum();
@@ -410,7 +474,7 @@ public final class SluiceCli {
         out.printf(
                 Locale.ROOT,
                 "RESULT scenarios=%d failed=%d events=%d lost=%d duplicate_effects=%d order_violations=%d"
-                        + " faults_planned=%d faults_fired=%d%n",
+                        + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s%n",
                 rows.size(),
                 failed,
                 rows.stream().mapToLong(FaultSuite.Row::events).sum(),
@@ -418,13 +482,20 @@ public final class SluiceCli {
                 duplicates,
                 order,
                 rows.stream().mapToInt(FaultSuite.Row::faultsPlanned).sum(),
-                rows.stream().mapToInt(FaultSuite.Row::faultsFired).sum());
+                rows.stream().mapToInt(FaultSuite.Row::faultsFired).sum(),
+                // the hard kill's takeover (failover time + lease assignment), else the longest measured
+                takeovers.containsKey(KclFaultSuite.KILLED)
+                        ? String.format(Locale.ROOT, "%.1f", takeovers.get(KclFaultSuite.KILLED))
+                        : takeovers.values().stream()
+                                .max(Double::compare)
+                                .map(t -> String.format(Locale.ROOT, "%.1f", t))
+                                .orElse("n/a"));
         return failed == 0 ? 0 : 1;
     }
 
-    private void faultTable(List<FaultSuite.Row> rows) {
+    private void faultTable(List<FaultSuite.Row> rows, Map<String, Double> takeovers) {
         out.println();
-        String format = "%-24s %7s %10s %8s %8s %6s %5s %6s %6s %8s %s%n";
+        String format = "%-24s %7s %10s %8s %8s %6s %5s %6s %6s %8s %9s %s%n";
         out.printf(
                 Locale.ROOT,
                 format,
@@ -438,6 +509,7 @@ public final class SluiceCli {
                 "dupes",
                 "order",
                 "faults",
+                "takeover",
                 "");
         for (FaultSuite.Row row : rows) {
             out.printf(
@@ -453,17 +525,23 @@ public final class SluiceCli {
                     row.duplicateEffects(),
                     row.orderViolations(),
                     row.faultsFired() + "/" + row.faultsPlanned(),
+                    takeovers.containsKey(row.scenario())
+                            ? String.format(Locale.ROOT, "%.1f s", takeovers.get(row.scenario()))
+                            : "-",
                     row.passed() ? "ok" : "FAIL");
         }
         out.println();
         out.println("deliveries: records handed to the function, redeliveries included; effects: records that took"
                 + " effect (valid ones in the lake, bad ones in the dead-letter queue); absorbed: duplicates the sinks"
-                + " recognised (stage metrics); faults: fired/planned");
+                + " recognised (stage metrics); faults: fired/planned; takeover: seconds from a KCL worker's death to"
+                + " its successor's first batch on one of its shards (kcl-* scenarios: the kclviews test pipeline,"
+                + " effects in its table instead of a lake, order checked in its output stream)");
     }
 
     // up
 
     private int up(Arguments args) {
+        int workers = args.positiveInt("workers", 1);
         List<PipelineDefinition> pipelines = loader().loadAll(root.resolve("pipelines"));
         LocalAws aws = LocalAws.start(options());
         List<LocalPipeline> running = new ArrayList<>();
@@ -486,8 +564,9 @@ public final class SluiceCli {
         endpoints.put("sqs", aws.sqsEndpoint().toString());
         ObjectNode perPipeline = endpoints.putObject("pipelines");
         for (PipelineDefinition definition : pipelines) {
-            LocalPipeline pipeline =
-                    LocalPipeline.provision(aws, definition, null, root).start();
+            LocalPipeline pipeline = LocalPipeline.provision(aws, definition, null, root)
+                    .withKclWorkers(workers, dev.sluice.localstack.kcl.KclTimings.LOCAL)
+                    .start();
             running.add(pipeline);
             out.println(provisioned(pipeline));
             var resources = pipeline.resources();
@@ -514,6 +593,22 @@ public final class SluiceCli {
             }
             if (!skipped.isEmpty()) {
                 p.set("notRunLocally", mapper.valueToTree(skipped));
+            }
+            ObjectNode kcl = mapper.createObjectNode();
+            definition.stages().forEach((name, stage) -> {
+                if (stage.consumer() == dev.sluice.core.definition.ConsumerType.KCL && !skipped.containsKey(name)) {
+                    var stageWorkers = pipeline.kclWorkers(name);
+                    ObjectNode s = kcl.putObject(name);
+                    s.put("leaseTable", stageWorkers.leaseTable());
+                    s.set(
+                            "workers",
+                            mapper.valueToTree(stageWorkers.workers().stream()
+                                    .map(Object::toString)
+                                    .toList()));
+                }
+            });
+            if (!kcl.isEmpty()) {
+                p.set("kclWorkers", kcl);
             }
         }
         Path file = root.resolve("localstack/.run/endpoints.json");

@@ -97,7 +97,11 @@ public final class Reconciler {
         return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, Optional.empty());
     }
 
-    /** Reconciles the lake, the table, the dead-letter queue and, if given, an aggregate table. */
+    /**
+     * Reconciles the lake, the table, the dead-letter queue and, if given, an aggregate table. With
+     * {@code bucket} null the lake is not checked (a stage without one); {@link
+     * Reconciliation#reconciled()} then does not apply, check the figures.
+     */
     public Reconciliation reconcile(
             List<LedgerEntry> ledger,
             String bucket,
@@ -105,7 +109,9 @@ public final class Reconciler {
             String table,
             String deadLetterQueueUrl,
             Optional<AggregateCheck> aggregate) {
-        Map<String, Integer> lake = lakeEventIds(bucket, lakePrefix);
+        // a stage without a lake (KCL stages): bucket null, the lake is not checked
+        boolean lakeChecked = bucket != null;
+        Map<String, Integer> lake = lakeChecked ? lakeEventIds(bucket, lakePrefix) : Map.of();
         Map<String, Integer> items = tableEventIds(table);
         Map<String, String> deadLetterPayloads = new HashMap<>();
         Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl, deadLetterPayloads);
@@ -121,7 +127,7 @@ public final class Reconciler {
                 validIds.put(entry.event().eventId(), true);
                 validPositions.put(entry.position(), entry);
                 boolean missing = false;
-                if (!lake.containsKey(entry.event().eventId())) {
+                if (lakeChecked && !lake.containsKey(entry.event().eventId())) {
                     note(problems, "lost from the lake: " + entry.event().eventId());
                     missing = true;
                 }

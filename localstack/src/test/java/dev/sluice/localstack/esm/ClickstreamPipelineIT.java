@@ -66,7 +66,7 @@ class ClickstreamPipelineIT {
                 .load(ROOT.resolve("pipelines/clickstream.yaml"));
         try (LocalPipeline pipeline =
                 LocalPipeline.provision(aws, clickstream, names, ROOT).start(Optional.of(Duration.ZERO))) {
-            assertThat(pipeline.notRunLocally()).containsOnlyKeys("page-counts");
+            assertThat(pipeline.notRunLocally()).isEmpty();
             List<GeneratedEvent> clicks = new ArrayList<>();
             for (int i = 0; i < 60; i++) {
                 clicks.add(click(i, i % 6 == 0));

@@ -36,6 +36,11 @@ public final class EmfMetrics {
     public static final String ABSORBED_DUPLICATES = "AbsorbedDuplicates";
     public static final String FAILED_BATCHES = "FailedBatches";
 
+    /** KCL stages: how far the shard's reader is behind the stream's tip, from KCL. */
+    public static final String MILLIS_BEHIND_LATEST = "MillisBehindLatest";
+    /** KCL stages: the leases (shards) the reporting worker holds. */
+    public static final String LEASES_HELD = "LeasesHeld";
+
     private static final String[] METRICS = {
         RECORDS, ACCEPTED, DEAD_LETTERED, APPLIED, ABSORBED_DUPLICATES, FAILED_BATCHES
     };
@@ -93,6 +98,30 @@ public final class EmfMetrics {
      * lastSequenceNumber} (before {@code failedFromSequenceNumber} when the batch is incomplete).
      */
     public void batch(String shardId, String firstSequenceNumber, String lastSequenceNumber, BatchResult result) {
+        out.accept(document(shardId, firstSequenceNumber, lastSequenceNumber, result)
+                .toString());
+    }
+
+    /**
+     * Publishes one batch's figures as a KCL worker sees them: the Lambda path's metrics plus
+     * {@value #MILLIS_BEHIND_LATEST} (milliseconds) and {@value #LEASES_HELD}, and the worker's id as
+     * a property (searchable, not a dimension).
+     */
+    public void kclBatch(
+            String shardId, BatchResult result, String workerId, long millisBehindLatest, long leasesHeld) {
+        ObjectNode document = document(shardId, null, null, result);
+        ArrayNode metrics = (ArrayNode)
+                document.path("_aws").path("CloudWatchMetrics").path(0).path("Metrics");
+        metrics.addObject().put("Name", MILLIS_BEHIND_LATEST).put("Unit", "Milliseconds");
+        metrics.addObject().put("Name", LEASES_HELD).put("Unit", "Count");
+        document.put(MILLIS_BEHIND_LATEST, Math.max(0, millisBehindLatest));
+        document.put(LEASES_HELD, leasesHeld);
+        document.put("workerId", workerId);
+        out.accept(document.toString());
+    }
+
+    private ObjectNode document(
+            String shardId, String firstSequenceNumber, String lastSequenceNumber, BatchResult result) {
         long applied = 0;
         long absorbed = 0;
         for (SinkReport report : result.sinks().values()) {
@@ -128,6 +157,6 @@ public final class EmfMetrics {
                 .forEach((name, report) -> sinks.putObject(name)
                         .put("applied", report.applied())
                         .put("absorbedDuplicates", report.absorbedDuplicates()));
-        out.accept(document.toString());
+        return document;
     }
 }

@@ -1,0 +1,234 @@
+package dev.sluice.kcl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.stage.AggregateSink;
+import dev.sluice.core.stage.BatchProcessor;
+import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.SinkException;
+import dev.sluice.core.stage.SinkReport;
+import dev.sluice.core.stage.StageChain;
+import dev.sluice.core.stage.StageServices;
+import dev.sluice.core.window.PartialAggregate;
+import dev.sluice.kcl.worker.ShardRegistry;
+import dev.sluice.kcl.worker.StageRecordProcessor;
+import dev.sluice.lambda.StageRuntime;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import software.amazon.kinesis.exceptions.ShutdownException;
+import software.amazon.kinesis.lifecycle.events.InitializationInput;
+import software.amazon.kinesis.lifecycle.events.LeaseLostInput;
+import software.amazon.kinesis.lifecycle.events.ProcessRecordsInput;
+import software.amazon.kinesis.lifecycle.events.ShardEndedInput;
+import software.amazon.kinesis.lifecycle.events.ShutdownRequestedInput;
+import software.amazon.kinesis.processor.RecordProcessorCheckpointer;
+import software.amazon.kinesis.retrieval.KinesisClientRecord;
+import software.amazon.kinesis.retrieval.kpl.ExtendedSequenceNumber;
+
+/**
+ * The record processor with the payments stage's real chain and in-memory sinks: the checkpoint
+ * follows durability, never precedes it.
+ */
+class StageRecordProcessorTest {
+
+    private static final String SHARD = "shardId-000000000001";
+
+    /** Everything that happened, in order: sink writes and checkpoints. */
+    private final List<String> journal = new ArrayList<>();
+
+    private final AtomicInteger failuresLeft = new AtomicInteger();
+    private final List<DeadLetter> deadLetters = new ArrayList<>();
+    private final ShardRegistry registry = new ShardRegistry();
+    private boolean stopping;
+    private boolean leaseGone;
+
+    private final EventSink sink = new EventSink() {
+        @Override
+        public String name() {
+            return "memory";
+        }
+
+        @Override
+        public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+            if (failuresLeft.getAndDecrement() > 0) {
+                journal.add("write-failed");
+                throw new SinkException("ProvisionedThroughputExceededException", true, null);
+            }
+            journal.add("write " + events.size());
+            return new SinkReport(events.size(), 0);
+        }
+    };
+
+    @Test
+    void checkpointsTheBatchsLastRecordOnlyAfterItsSinksAreDurable() throws Exception {
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100"), record("101"), malformed("102")));
+
+        assertThat(deadLetters).as("dead letters %s", deadLetters).hasSize(1);
+        assertThat(journal).containsExactly("write 2", "checkpoint 102.0");
+        assertThat(registry.snapshot().get(SHARD).checkpoint()).isEqualTo("102");
+        assertThat(registry.snapshot().get(SHARD).records()).isEqualTo(3);
+    }
+
+    @Test
+    void aFailingSinkIsRetriedAndTheCheckpointWaitsUntilItIsDurable() throws Exception {
+        failuresLeft.set(2);
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100"), record("101")));
+
+        assertThat(journal).containsExactly("write-failed", "write-failed", "write 2", "checkpoint 101.0");
+    }
+
+    @Test
+    void aStoppingWorkerLeavesAnUndurableBatchForTheNextOwnerAndCheckpointsNothingPastIt() throws Exception {
+        failuresLeft.set(Integer.MAX_VALUE);
+        stopping = true;
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100"), record("101")));
+        processor.processRecords(input(record("102")));
+        processor.shutdownRequested(
+                ShutdownRequestedInput.builder().checkpointer(checkpointer()).build());
+
+        assertThat(journal).containsExactly("write-failed");
+    }
+
+    @Test
+    void aLostLeaseStopsRetryingWithoutACheckpoint() throws Exception {
+        leaseGone = true;
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100")));
+        processor.processRecords(input(record("101")));
+
+        assertThat(journal).containsExactly("write 1", "checkpoint refused 100.0");
+        processor.leaseLost(LeaseLostInput.builder().build());
+        assertThat(registry.snapshot().get(SHARD).state()).isEqualTo("LEASE_LOST");
+    }
+
+    @Test
+    void shardEndIsCheckpointedSoThatTheChildrenCanStart() throws Exception {
+        StageRecordProcessor processor = processor();
+        processor.processRecords(input(record("100")));
+
+        processor.shardEnded(
+                ShardEndedInput.builder().checkpointer(checkpointer()).build());
+
+        assertThat(journal).containsExactly("write 1", "checkpoint 100.0", "checkpoint last");
+        assertThat(registry.snapshot().get(SHARD).checkpoint()).isEqualTo("SHARD_END");
+        assertThat(registry.snapshot().get(SHARD).state()).isEqualTo("SHARD_ENDED");
+    }
+
+    @Test
+    void aGracefulShutdownWritesTheFinalCheckpoint() throws Exception {
+        StageRecordProcessor processor = processor();
+        processor.processRecords(input(record("100")));
+
+        processor.shutdownRequested(
+                ShutdownRequestedInput.builder().checkpointer(checkpointer()).build());
+
+        assertThat(journal).containsExactly("write 1", "checkpoint 100.0", "checkpoint last");
+        assertThat(registry.snapshot().get(SHARD).state()).isEqualTo("SHUT_DOWN");
+    }
+
+    private StageRecordProcessor processor() throws IOException {
+        ObjectMapper mapper = StageRuntime.mapper();
+        ClassLoader loader = getClass().getClassLoader();
+        SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
+        PipelineDefinition payments = new DefinitionLoader(schemas).loadResource(loader, "payments");
+        StageChain chain = StageChain.compile(
+                payments,
+                "validate",
+                new StageServices(
+                        schemas,
+                        mapper,
+                        Clock.systemUTC(),
+                        name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
+                        Map.of()));
+        AggregateSink aggregates = new AggregateSink() {
+            @Override
+            public String name() {
+                return "memory-aggregates";
+            }
+
+            @Override
+            public SinkReport write(List<PartialAggregate> partials) {
+                return new SinkReport(partials.size(), 0);
+            }
+        };
+        BatchProcessor batches = new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, deadLetters::addAll);
+        StageRecordProcessor processor = new StageRecordProcessor(
+                "payments-raw", batches, registry, (shard, result, behind) -> {}, () -> stopping);
+        processor.initialize(InitializationInput.builder()
+                .shardId(SHARD)
+                .extendedSequenceNumber(ExtendedSequenceNumber.TRIM_HORIZON)
+                .build());
+        return processor;
+    }
+
+    private ProcessRecordsInput input(KinesisClientRecord... records) {
+        return ProcessRecordsInput.builder()
+                .records(Arrays.asList(records))
+                .checkpointer(checkpointer())
+                .millisBehindLatest(0L)
+                .build();
+    }
+
+    /** A checkpointer that writes what it is asked into the journal (or refuses: lease lost). */
+    private RecordProcessorCheckpointer checkpointer() {
+        return (RecordProcessorCheckpointer) Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {RecordProcessorCheckpointer.class},
+                (proxy, method, args) -> {
+                    if (!method.getName().equals("checkpoint")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    String at =
+                            args == null || args.length == 0 ? "last" : args[0] + "." + (args.length > 1 ? args[1] : 0);
+                    if (leaseGone) {
+                        journal.add("checkpoint refused " + at);
+                        throw new ShutdownException("lease lost");
+                    }
+                    journal.add("checkpoint " + at);
+                    return null;
+                });
+    }
+
+    private static KinesisClientRecord record(String sequence) throws IOException {
+        try (InputStream in = StageRecordProcessorTest.class.getResourceAsStream("/events/payment-valid.json")) {
+            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replaceFirst("\"eventId\"\\s*:\\s*\"[^\"]*\"", "\"eventId\":\"pay-test-" + sequence + "\"");
+            return KinesisClientRecord.builder()
+                    .sequenceNumber(sequence)
+                    .partitionKey("k")
+                    .data(ByteBuffer.wrap(json.getBytes(StandardCharsets.UTF_8)))
+                    .build();
+        }
+    }
+
+    private static KinesisClientRecord malformed(String sequence) {
+        return KinesisClientRecord.builder()
+                .sequenceNumber(sequence)
+                .partitionKey("k")
+                .data(ByteBuffer.wrap("{not json".getBytes(StandardCharsets.UTF_8)))
+                .build();
+    }
+}
