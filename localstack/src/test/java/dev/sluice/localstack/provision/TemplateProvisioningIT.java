@@ -113,9 +113,19 @@ class TemplateProvisioningIT {
             // the secrets its mask steps would read come from the local provider
             Path secrets = Path.of(env.get(EnvironmentNames.SECRETS_DIR));
             assertThat(Files.readString(secrets.resolve("tokenization-key"))).isNotBlank();
-            // the stage is still listed as not run locally: local KCL workers start from this service
-            assertThat(pipeline.notRunLocally()).containsKey("page-counts");
+            // it runs as local KCL workers started from this service (the reactor built the KCL app),
+            // not as a function
+            assertThat(pipeline.notRunLocally()).doesNotContainKey("page-counts");
             assertThat(pipeline.resources().functions()).doesNotContainKey("page-counts");
+            // the workers use the lease table the template provisioned (with KCL's GSI)
+            String leaseTable = env.get(EnvironmentNames.KCL_LEASE_TABLE);
+            assertThat(pipeline.kclWorkers("page-counts").leaseTable()).isEqualTo(leaseTable);
+            assertThat(aws.dynamoDb()
+                            .describeTable(b -> b.tableName(leaseTable))
+                            .table()
+                            .globalSecondaryIndexes())
+                    .extracting(index -> index.indexName())
+                    .containsExactly("LeaseOwnerToLeaseKeyIndex");
         }
     }
 }
