@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.kinesis.exceptions.ShutdownException;
+import software.amazon.kinesis.exceptions.ThrottlingException;
 import software.amazon.kinesis.lifecycle.events.InitializationInput;
 import software.amazon.kinesis.lifecycle.events.LeaseLostInput;
 import software.amazon.kinesis.lifecycle.events.ProcessRecordsInput;
@@ -57,6 +58,8 @@ class StageRecordProcessorTest {
     private final ShardRegistry registry = new ShardRegistry();
     private boolean stopping;
     private boolean leaseGone;
+    /** Checkpoints the lease table throttles before one goes through. */
+    private final AtomicInteger throttledCheckpoints = new AtomicInteger();
 
     private final EventSink sink = new EventSink() {
         @Override
@@ -122,6 +125,29 @@ class StageRecordProcessorTest {
         assertThat(journal).containsExactly("write 1", "checkpoint refused 100.0");
         processor.leaseLost(LeaseLostInput.builder().build());
         assertThat(registry.snapshot().get(SHARD).state()).isEqualTo("LEASE_LOST");
+    }
+
+    @Test
+    void aCheckpointTheLeaseTableKeepsThrottlingIsDeferredAndTheShardKeepsFlowing() throws Exception {
+        // five attempts of the first checkpoint are throttled: its records are durable, so the
+        // processor goes on, and the next batch's checkpoint covers them
+        throttledCheckpoints.set(5);
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100")));
+        processor.processRecords(input(record("101")));
+
+        assertThat(journal)
+                .containsExactly(
+                        "write 1",
+                        "checkpoint throttled 100.0",
+                        "checkpoint throttled 100.0",
+                        "checkpoint throttled 100.0",
+                        "checkpoint throttled 100.0",
+                        "checkpoint throttled 100.0",
+                        "write 1",
+                        "checkpoint 101.0");
+        assertThat(registry.snapshot().get(SHARD).checkpoint()).isEqualTo("101");
     }
 
     @Test
@@ -206,6 +232,10 @@ class StageRecordProcessorTest {
                     if (leaseGone) {
                         journal.add("checkpoint refused " + at);
                         throw new ShutdownException("lease lost");
+                    }
+                    if (throttledCheckpoints.getAndDecrement() > 0) {
+                        journal.add("checkpoint throttled " + at);
+                        throw new ThrottlingException("lease table throttled");
                     }
                     journal.add("checkpoint " + at);
                     return null;

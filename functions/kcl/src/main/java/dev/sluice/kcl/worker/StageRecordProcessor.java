@@ -165,7 +165,8 @@ public final class StageRecordProcessor implements ShardRecordProcessor {
     }
 
     /**
-     * Checkpoints at a record; retries throttling and dependency failures.
+     * Checkpoints at a record; retries throttling and dependency failures a few times, then leaves
+     * the checkpoint to the next batch.
      *
      * @return false if the lease is gone (this processor must stop)
      */
@@ -184,13 +185,16 @@ public final class StageRecordProcessor implements ShardRecordProcessor {
                 return false;
             } catch (ThrottlingException | KinesisClientLibDependencyException e) {
                 if (attempt >= CHECKPOINT_ATTEMPTS) {
+                    // the records are durable: keep processing (never block the shard on the lease
+                    // table); the next batch's checkpoint covers these, and should this worker die
+                    // first, its successor delivers them again and the sinks absorb them
                     LOG.error(
-                            "shard {}: checkpoint at {} failed {} times; the next owner delivers again from the last one",
+                            "shard {}: checkpoint at {} failed {} times; deferred to the next batch",
                             shardId,
                             last.sequenceNumber(),
                             attempt,
                             e);
-                    return false;
+                    return true;
                 }
                 LockSupport.parkNanos(FIRST_BACKOFF.multipliedBy(1L << attempt).toNanos());
             }
