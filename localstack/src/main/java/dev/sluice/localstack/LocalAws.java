@@ -667,6 +667,45 @@ public final class LocalAws implements AutoCloseable {
     }
 
     /**
+     * Waits until kinesis-mock has begun and completed a write of its data file ({@code
+     * kinesis-data.json}, every second when the stack persists Kinesis data) after this call: what
+     * was acknowledged before the call is then on disk. Returns at once when nothing is persisted, and
+     * gives up with a warning after {@code timeout} (the caller's check then shows what is missing).
+     */
+    public void awaitKinesisPersisted(Duration timeout) {
+        if (options.kinesisDataDirectory().isEmpty()) {
+            return;
+        }
+        Path file = options.kinesisDataDirectory().get().resolve("kinesis-data.json");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long before = lastModified(file);
+        long first = -1; // the first write seen after the call: it may have begun before it
+        long seen = -1;
+        while (System.nanoTime() < deadline) {
+            long modified = lastModified(file);
+            if (first < 0 && modified != before) {
+                first = modified;
+            } else if (first >= 0 && modified - first >= 700 && modified == seen) {
+                // a later write (writes are a second apart, one's own updates milliseconds apart),
+                // which began after the first one, and not written to for 200 ms: complete
+                return;
+            }
+            seen = modified;
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(200).toNanos());
+        }
+        LOG.warn("kinesis-mock did not write {} within {} ms", file, timeout.toMillis());
+    }
+
+    private static long lastModified(Path file) {
+        try {
+            return java.nio.file.Files.getLastModifiedTime(file).toMillis();
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+    }
+
+    /**
      * Stops kinesis-mock (SIGTERM, so that it writes its data out, then SIGKILL after the stop
      * timeout) and starts it again on the same ports, as a Kinesis outage would look to clients.
      * Streams and records survive only when the stack persists Kinesis data ({@link

@@ -302,8 +302,9 @@ public final class FaultSuite {
         switch (action) {
             case KILL_RUNNER -> pipeline.restartKilled(stage);
             case RESTART_KINESIS -> {
-                // kinesis-mock writes its data out every second: wait for what was acknowledged to be on disk
-                LockSupport.parkNanos(Duration.ofMillis(1_500).toNanos());
+                // kinesis-mock writes its data out every second: wait until a write that began after
+                // the last acknowledged put is complete (a fixed wait was too short on a busy machine)
+                aws.awaitKinesisPersisted(Duration.ofSeconds(15));
                 aws.restartKinesis();
             }
             case SPLIT_SHARD -> split(stream);
