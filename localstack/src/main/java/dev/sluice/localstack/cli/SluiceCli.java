@@ -436,13 +436,7 @@ public final class SluiceCli {
                 out.printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
                 FaultSuite.Row row = suite.run(scenario);
                 rows.add(row);
-                out.printf(
-                        Locale.ROOT,
-                        "  %s %-24s %.1f s%n",
-                        row.passed() ? "ok  " : "FAIL",
-                        row.scenario(),
-                        row.seconds());
-                row.problems().forEach(p -> out.println("       ! " + p));
+                printOutcome(row);
             }
             KclFaultSuite kclSuite = new KclFaultSuite(aws, root);
             if (!kclChosen.isEmpty() && !kclSuite.available()) {
@@ -455,13 +449,7 @@ public final class SluiceCli {
                     FaultSuite.Row row = kclRow.row();
                     rows.add(row);
                     kclRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
-                    out.printf(
-                            Locale.ROOT,
-                            "  %s %-24s %.1f s%n",
-                            row.passed() ? "ok  " : "FAIL",
-                            row.scenario(),
-                            row.seconds());
-                    row.problems().forEach(p -> out.println("       ! " + p));
+                    printOutcome(row);
                 }
             }
         }
@@ -491,6 +479,12 @@ public final class SluiceCli {
                                 .map(t -> String.format(Locale.ROOT, "%.1f", t))
                                 .orElse("n/a"));
         return failed == 0 ? 0 : 1;
+    }
+
+    /** One scenario's outcome as it finishes: ok or FAIL, its time, and its problems. */
+    private void printOutcome(FaultSuite.Row row) {
+        out.printf(Locale.ROOT, "  %s %-24s %.1f s%n", row.passed() ? "ok  " : "FAIL", row.scenario(), row.seconds());
+        row.problems().forEach(p -> out.println("       ! " + p));
     }
 
     private void faultTable(List<FaultSuite.Row> rows, Map<String, Double> takeovers) {

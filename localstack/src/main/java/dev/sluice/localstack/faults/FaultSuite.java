@@ -253,7 +253,7 @@ public final class FaultSuite {
             pipeline.awaitAcknowledged(ledger.size(), STALL, done -> {});
             // the stream may hold more than the ledger (copies of puts that got no answer): quiet means
             // every shard checkpointed past the last record the producer saw acknowledged there
-            pipeline.awaitCheckpointed(stageName, lastSequenceByShard(ledger), STALL);
+            pipeline.awaitCheckpointed(stageName, LedgerEntry.lastSequenceByShard(ledger), STALL);
         } catch (RuntimeException e) {
             LOG.error("scenario {} failed to run", scenario.name(), e);
             problems.add("did not complete: " + e.getMessage());
@@ -272,17 +272,6 @@ public final class FaultSuite {
             events.add(generator.next());
         }
         return events;
-    }
-
-    private static Map<String, String> lastSequenceByShard(List<LedgerEntry> ledger) {
-        Map<String, String> last = new java.util.HashMap<>();
-        for (LedgerEntry entry : ledger) {
-            last.merge(
-                    entry.shardId(),
-                    entry.sequenceNumber(),
-                    (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
-        }
-        return last;
     }
 
     /** Every n-th event again (same id, same bytes), as a producer whose puts timed out sends them again. */

@@ -158,14 +158,7 @@ public final class KclViewsRun implements AutoCloseable {
 
     /** For each shard of the ledger, its last sequence number. */
     public Map<String, String> lastSequenceByShard() {
-        Map<String, String> last = new TreeMap<>();
-        for (LedgerEntry entry : ledger) {
-            last.merge(
-                    entry.shardId(),
-                    entry.sequenceNumber(),
-                    (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
-        }
-        return last;
+        return LedgerEntry.lastSequenceByShard(ledger);
     }
 
     /** Waits until the workers checkpointed every record produced. */
