@@ -123,7 +123,8 @@ public class PipelineStack extends Stack {
         boolean objectReferences = definition.references().values().stream().anyMatch(r -> r.object() != null);
         this.lakeBucket = definition.lakes().isEmpty() && !objectReferences ? null : lakeBucket(definition.lakes());
         // the lake sink's per-shard commit ledger: one table for every lake of the pipeline
-        this.ledgerTable = definition.lakes().isEmpty() ? null : keyedByPk("LakeLedger");
+        this.ledgerTable =
+                definition.lakes().isEmpty() ? null : keyedByPk("LakeLedger", LakeDefinition.LEDGER_EXPIRES_AT);
         secretNames(definition).forEach(name -> secrets.put(name, secret(name)));
         if (lakeBucket != null) {
             ResourceMetadata.mark(lakeBucket, ResourceMetadata.KIND_LAKE_BUCKET, pipeline);
@@ -194,15 +195,17 @@ public class PipelineStack extends Stack {
     }
 
     private Table table(String name) {
-        return keyedByPk("Table" + LogicalNames.pascal(name));
+        return keyedByPk("Table" + LogicalNames.pascal(name), null);
     }
 
     /**
      * An on-demand table keyed by {@value #TABLE_PARTITION_KEY}, encrypted with the pipeline's tables key, with PITR
-     * and deletion protection (a delete fails until the protection is turned off).
+     * and deletion protection (a delete fails until the protection is turned off), and a time-to-live
+     * attribute when one is given ({@code null}: none).
      */
-    private Table keyedByPk(String id) {
+    private Table keyedByPk(String id, String timeToLiveAttribute) {
         return Table.Builder.create(this, id)
+                .timeToLiveAttribute(timeToLiveAttribute)
                 .partitionKey(Attribute.builder()
                         .name(TABLE_PARTITION_KEY)
                         .type(AttributeType.STRING)

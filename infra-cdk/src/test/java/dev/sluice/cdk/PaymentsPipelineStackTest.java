@@ -4,6 +4,7 @@ import static dev.sluice.cdk.TestApps.getAtt;
 import static dev.sluice.cdk.TestApps.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StreamDefinition;
 import java.nio.file.Path;
@@ -374,7 +375,19 @@ class PaymentsPipelineStackTest {
                                 "KMS",
                                 "KMSMasterKeyId",
                                 getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn")))
-                .containsEntry("PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true));
+                .containsEntry("PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true))
+                // items expire (the sink sets the attribute to its write time + the stream's retention + a day)
+                .containsEntry(
+                        "TimeToLiveSpecification",
+                        Map.of("AttributeName", LakeDefinition.LEDGER_EXPIRES_AT, "Enabled", true));
+        // the serving tables keep their items
+        for (String table : List.of("payments-by-id", "spend-per-currency-hourly")) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> serving = (Map<String, Object>) template.findResources("AWS::DynamoDB::Table")
+                    .get(TestApps.logicalId(stack.getTable(table)))
+                    .get("Properties");
+            assertThat(serving).as(table).doesNotContainKey("TimeToLiveSpecification");
+        }
     }
 
     @Test

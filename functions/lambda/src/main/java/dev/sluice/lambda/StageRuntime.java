@@ -90,12 +90,18 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                         case LAKE -> {
                             LakeDefinition lake = pipeline.lakes().get(sink.lake());
                             String bucket = required(env, EnvironmentNames.LAKE_BUCKET);
+                            // a ledger item guards records the input stream may deliver again:
+                            // keep it the stream's retention and a day after its last write
+                            Duration keep = Duration.ofHours(
+                                    pipeline.streams().get(stage.input()).retentionHours() + 24L);
                             yield new S3LakeSink(
                                     clients.s3(),
                                     bucket,
                                     lake.prefix(),
                                     clients.dynamoDb(),
-                                    required(env, EnvironmentNames.LEDGER_TABLE));
+                                    required(env, EnvironmentNames.LEDGER_TABLE),
+                                    keep,
+                                    Clock.systemUTC());
                         }
                         case TABLE ->
                             new DynamoDbStateSink(

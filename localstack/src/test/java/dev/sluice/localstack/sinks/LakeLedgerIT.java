@@ -3,6 +3,7 @@ package dev.sluice.localstack.sinks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.SinkException;
@@ -14,6 +15,10 @@ import dev.sluice.localstack.ResourceNames;
 import dev.sluice.localstack.faults.FaultInjector;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +63,27 @@ class LakeLedgerIT {
 
     private S3LakeSink lake(S3Client s3, DynamoDbClient dynamoDb) {
         return new S3LakeSink(s3, bucket, PREFIX, dynamoDb, ledger);
+    }
+
+    @Test
+    void everyLedgerWriteSetsTheItemsExpiryToItsTimePlusWhatTheStreamKeeps() throws Exception {
+        Instant now = Instant.parse("2026-12-01T02:00:00Z");
+        S3LakeSink lake = new S3LakeSink(
+                aws.s3(),
+                bucket,
+                PREFIX,
+                aws.dynamoDb(),
+                ledger,
+                Duration.ofHours(48),
+                Clock.fixed(now, ZoneOffset.UTC));
+
+        assertDelivered(lake.write(SinksIT.batch(0, 10, "2026-11-30T10")), 10, 0);
+
+        Map<String, AttributeValue> item =
+                ledgerItem(SinksIT.batch(0, 1, "2026-11-30T10").get(0));
+        assertThat(item.get(LakeDefinition.LEDGER_EXPIRES_AT).n())
+                .isEqualTo(Long.toString(now.plus(Duration.ofHours(48)).getEpochSecond()));
+        assertThat(item.get("committed").s()).isEqualTo(position(1009));
     }
 
     @Test

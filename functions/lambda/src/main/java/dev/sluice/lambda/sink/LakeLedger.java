@@ -1,6 +1,9 @@
 package dev.sluice.lambda.sink;
 
+import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.stage.SinkException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -15,7 +18,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * written ({@value #OPEN}: its key, first and last position), recorded before the object is put.
  *
  * <p>Every update is conditional, so a concurrent or late writer cannot move {@value #COMMITTED}
- * backwards nor replace another writer's intent. Positions are sortable strings ({@link
+ * backwards nor replace another writer's intent. Opening and committing also set {@link
+ * LakeDefinition#LEDGER_EXPIRES_AT} to now plus {@code keep} (the input stream's retention and a
+ * day): the table's time to live removes an item once no record it guards can be delivered again. Positions are sortable strings ({@link
  * dev.sluice.core.event.Position#sortable()}), compared as strings.
  */
 final class LakeLedger {
@@ -45,10 +50,18 @@ final class LakeLedger {
 
     private final DynamoDbClient dynamoDb;
     private final String table;
+    private final Duration keep;
+    private final Clock clock;
 
-    LakeLedger(DynamoDbClient dynamoDb, String table) {
+    LakeLedger(DynamoDbClient dynamoDb, String table, Duration keep, Clock clock) {
         this.dynamoDb = dynamoDb;
         this.table = table;
+        this.keep = keep;
+        this.clock = clock;
+    }
+
+    private AttributeValue expiresAt() {
+        return AttributeValue.fromN(Long.toString(clock.instant().plus(keep).getEpochSecond()));
     }
 
     String table() {
@@ -65,11 +78,14 @@ final class LakeLedger {
         return update(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(key(pk))
-                .updateExpression("SET #open = :open")
+                .updateExpression("SET #open = :open, #expires = :expires")
                 .conditionExpression(
                         "attribute_not_exists(#open) AND (attribute_not_exists(#committed) OR #committed < :first)")
-                .expressionAttributeNames(Map.of("#open", OPEN, "#committed", COMMITTED))
+                .expressionAttributeNames(
+                        Map.of("#open", OPEN, "#committed", COMMITTED, "#expires", LakeDefinition.LEDGER_EXPIRES_AT))
                 .expressionAttributeValues(Map.of(
+                        ":expires",
+                        expiresAt(),
                         ":open",
                         AttributeValue.fromM(Map.of(
                                 KEY, AttributeValue.fromS(intent.key()),
@@ -90,11 +106,24 @@ final class LakeLedger {
         return update(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(key(pk))
-                .updateExpression("SET #committed = :last REMOVE #open")
+                .updateExpression("SET #committed = :last, #expires = :expires REMOVE #open")
                 .conditionExpression("#open.#key = :key AND (attribute_not_exists(#committed) OR #committed < :last)")
-                .expressionAttributeNames(Map.of("#open", OPEN, "#key", KEY, "#committed", COMMITTED))
-                .expressionAttributeValues(
-                        Map.of(":key", AttributeValue.fromS(key), ":last", AttributeValue.fromS(last)))
+                .expressionAttributeNames(Map.of(
+                        "#open",
+                        OPEN,
+                        "#key",
+                        KEY,
+                        "#committed",
+                        COMMITTED,
+                        "#expires",
+                        LakeDefinition.LEDGER_EXPIRES_AT))
+                .expressionAttributeValues(Map.of(
+                        ":key",
+                        AttributeValue.fromS(key),
+                        ":last",
+                        AttributeValue.fromS(last),
+                        ":expires",
+                        expiresAt()))
                 .build());
     }
 

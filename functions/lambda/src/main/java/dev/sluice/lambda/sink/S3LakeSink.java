@@ -8,6 +8,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -63,14 +65,39 @@ public final class S3LakeSink implements EventSink {
     private final LakeLedger ledger;
 
     /**
+     * Kinesis's longest retention (365 days) and a day: how long ledger items are kept when the
+     * input stream's retention is not given.
+     */
+    public static final Duration KEEP_LEDGER_AT_MOST = Duration.ofHours(8760 + 24);
+
+    /**
+     * A lake sink whose ledger items are kept {@link #KEEP_LEDGER_AT_MOST}.
+     *
      * @param prefix the lake's prefix in the bucket, ending with {@code /}
      * @param ledgerTable the pipeline's commit ledger table (hash key {@code pk}, a string)
      */
     public S3LakeSink(S3Client s3, String bucket, String prefix, DynamoDbClient dynamoDb, String ledgerTable) {
+        this(s3, bucket, prefix, dynamoDb, ledgerTable, KEEP_LEDGER_AT_MOST, Clock.systemUTC());
+    }
+
+    /**
+     * @param prefix the lake's prefix in the bucket, ending with {@code /}
+     * @param ledgerTable the pipeline's commit ledger table (hash key {@code pk}, a string)
+     * @param keepLedger how long after its last write a ledger item is kept: longer than the input
+     *     stream keeps records, so that no record it guards can be delivered after it is gone
+     */
+    public S3LakeSink(
+            S3Client s3,
+            String bucket,
+            String prefix,
+            DynamoDbClient dynamoDb,
+            String ledgerTable,
+            Duration keepLedger,
+            Clock clock) {
         this.s3 = s3;
         this.bucket = bucket;
         this.prefix = prefix;
-        this.ledger = new LakeLedger(dynamoDb, ledgerTable);
+        this.ledger = new LakeLedger(dynamoDb, ledgerTable, keepLedger, clock);
     }
 
     @Override
