@@ -25,6 +25,8 @@ import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -186,7 +188,10 @@ class StageRecordProcessorTest {
                 new StageServices(
                         schemas,
                         mapper,
-                        Clock.systemUTC(),
+                        // a minute after the fixture's event time: its hourly window is open
+                        // whatever the day the test runs (a system clock made the fixture late
+                        // from 2026-12-01T18:00Z on)
+                        Clock.fixed(Instant.parse("2026-11-30T17:43:07.125Z"), ZoneOffset.UTC),
                         name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
                         Map.of()));
         AggregateSink aggregates = new AggregateSink() {
