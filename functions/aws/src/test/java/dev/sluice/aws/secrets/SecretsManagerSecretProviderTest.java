@@ -1,4 +1,4 @@
-package dev.sluice.lambda.secrets;
+package dev.sluice.aws.secrets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

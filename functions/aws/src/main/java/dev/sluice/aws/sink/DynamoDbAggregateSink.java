@@ -1,4 +1,4 @@
-package dev.sluice.lambda.sink;
+package dev.sluice.aws.sink;
 
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.SinkException;

@@ -1,4 +1,4 @@
-package dev.sluice.lambda;
+package dev.sluice.aws;
 
 import java.net.URI;
 import java.util.Map;

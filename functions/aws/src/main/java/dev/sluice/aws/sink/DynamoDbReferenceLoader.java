@@ -1,4 +1,4 @@
-package dev.sluice.lambda.sink;
+package dev.sluice.aws.sink;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

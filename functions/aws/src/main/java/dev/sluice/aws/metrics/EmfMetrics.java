@@ -1,4 +1,4 @@
-package dev.sluice.lambda.metrics;
+package dev.sluice.aws.metrics;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,4 +1,4 @@
-package dev.sluice.lambda.sink;
+package dev.sluice.aws.sink;
 
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;

@@ -1,4 +1,4 @@
-package dev.sluice.lambda.secrets;
+package dev.sluice.aws.secrets;
 
 import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.pii.SecretUnavailableException;
