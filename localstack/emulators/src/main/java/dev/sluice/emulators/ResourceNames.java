@@ -1,4 +1,4 @@
-package dev.sluice.localstack;
+package dev.sluice.emulators;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;

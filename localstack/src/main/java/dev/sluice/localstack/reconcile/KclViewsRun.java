@@ -1,4 +1,4 @@
-package dev.sluice.localstack.kcl;
+package dev.sluice.localstack.reconcile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,15 +7,13 @@ import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.generators.GeneratedEvent;
-import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalPipeline;
-import dev.sluice.localstack.ResourceNames;
-import dev.sluice.localstack.reconcile.LedgerEntry;
-import dev.sluice.localstack.reconcile.Producer;
-import dev.sluice.localstack.reconcile.Reconciler;
-import dev.sluice.localstack.reconcile.Reconciliation;
-import dev.sluice.localstack.reconcile.StreamOrder;
+import dev.sluice.localstack.kcl.KclTimings;
+import dev.sluice.localstack.kcl.LocalKclWorker;
+import dev.sluice.localstack.kcl.LocalKclWorkers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.sluice.localstack;
+package dev.sluice.emulators;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,13 +1,12 @@
-package dev.sluice.localstack.kcl;
+package dev.sluice.localstack.reconcile;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.emulators.LocalAws;
 import dev.sluice.generators.GeneratedEvent;
-import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalPipeline;
-import dev.sluice.localstack.reconcile.LedgerEntry;
-import dev.sluice.localstack.reconcile.Producer;
+import dev.sluice.localstack.kcl.KclTimings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.sluice.localstack;
+package dev.sluice.emulators;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;

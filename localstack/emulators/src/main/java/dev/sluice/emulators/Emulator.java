@@ -1,4 +1,4 @@
-package dev.sluice.localstack;
+package dev.sluice.emulators;
 
 /** The emulators of the local AWS stack, one per AWS service. */
 public enum Emulator {

@@ -1,4 +1,4 @@
-package dev.sluice.localstack;
+package dev.sluice.emulators;
 
 /**
  * The local AWS stack could not be located, started or reached. The message names the emulator
