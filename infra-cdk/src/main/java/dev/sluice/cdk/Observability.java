@@ -53,7 +53,7 @@ public final class Observability extends Construct {
 
     /**
      * Namespace of the metrics the stage functions write in Embedded Metric Format; a copy of
-     * {@code dev.sluice.lambda.metrics.EmfMetrics.NAMESPACE} (functions/lambda), which infra-cdk
+     * {@code dev.sluice.aws.metrics.EmfMetrics.NAMESPACE} (functions/aws), which infra-cdk
      * does not depend on. {@code EmfMetricNamesTest} checks the copies against that source file.
      */
     public static final String EMF_NAMESPACE = "Sluice";

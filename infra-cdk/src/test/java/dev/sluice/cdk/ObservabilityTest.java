@@ -383,12 +383,12 @@ class ObservabilityTest {
                 Match.objectLike(Map.of("Value", ref(payments.getObservability().getDashboard()))));
     }
 
-    // ---- the EMF names are copies of functions/lambda's
+    // ---- the EMF names are copies of functions/aws's
 
     @Test
     void emfNamesAreThoseTheStageFunctionsWrite() throws IOException {
         Path source =
-                SluiceRoot.locate().resolve("functions/lambda/src/main/java/dev/sluice/lambda/metrics/EmfMetrics.java");
+                SluiceRoot.locate().resolve("functions/aws/src/main/java/dev/sluice/aws/metrics/EmfMetrics.java");
         Map<String, String> constants = new LinkedHashMap<>();
         Matcher m =
                 Pattern.compile("static final String (\\w+) = \"([^\"]*)\";").matcher(Files.readString(source));

@@ -3,6 +3,7 @@ package dev.sluice.kcl;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.StageRuntime;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
@@ -18,7 +19,6 @@ import dev.sluice.core.stage.StageServices;
 import dev.sluice.core.window.PartialAggregate;
 import dev.sluice.kcl.worker.ShardRegistry;
 import dev.sluice.kcl.worker.StageRecordProcessor;
-import dev.sluice.lambda.StageRuntime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;

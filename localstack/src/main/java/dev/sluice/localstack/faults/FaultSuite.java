@@ -2,15 +2,15 @@ package dev.sluice.localstack.faults;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
-import dev.sluice.lambda.metrics.EmfMetrics;
-import dev.sluice.localstack.LocalAws;
 import dev.sluice.localstack.LocalPipeline;
-import dev.sluice.localstack.ResourceNames;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
 import dev.sluice.localstack.faults.FaultPlan.Action;
 import dev.sluice.localstack.reconcile.LakeOrder;

@@ -1,11 +1,11 @@
 package dev.sluice.localstack.faults;
 
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.kcl.KclTimings;
-import dev.sluice.localstack.kcl.KclViewsRun;
 import dev.sluice.localstack.kcl.LocalKclWorker;
 import dev.sluice.localstack.kcl.LocalKclWorkers;
+import dev.sluice.localstack.reconcile.KclViewsRun;
 import dev.sluice.localstack.reconcile.Reconciliation;
 import dev.sluice.localstack.reconcile.StreamOrder;
 import java.nio.file.Path;

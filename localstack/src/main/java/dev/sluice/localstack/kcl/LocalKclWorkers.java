@@ -1,7 +1,7 @@
 package dev.sluice.localstack.kcl;
 
 import dev.sluice.core.definition.EnvironmentNames;
-import dev.sluice.localstack.LocalAws;
+import dev.sluice.emulators.LocalAws;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;

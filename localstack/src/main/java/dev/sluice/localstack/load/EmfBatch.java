@@ -2,7 +2,7 @@ package dev.sluice.localstack.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.lambda.metrics.EmfMetrics;
+import dev.sluice.aws.metrics.EmfMetrics;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;

@@ -5,8 +5,8 @@ import dev.sluice.cdk.ResourceMetadata;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StartingPosition;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.esm.MappingConfig;
 import dev.sluice.localstack.template.CloudFormationTemplate;
 import dev.sluice.localstack.template.Intrinsics;
@@ -46,7 +46,7 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * <p>{@link #plan} walks the template's {@code Resources}: streams (shard count or on-demand,
  * retention; the encryption setting is recorded), tables (key schema, attribute definitions, GSIs,
  * billing mode), buckets, queues (retention, visibility, redrive), secrets (their values come from
- * the local provider, {@link dev.sluice.localstack.LocalSecrets}), Lambda functions (handler and
+ * the local provider, {@link dev.sluice.emulators.LocalSecrets}), Lambda functions (handler and
  * environment, every {@code Ref}/{@code Fn::GetAtt}/{@code Fn::Join}/{@code Fn::Sub} resolved to
  * local names, URLs and ARNs), event-source mappings (to the local runner's {@link MappingConfig},
  * with the template's knobs) and KCL services (task definition and service, to a {@link

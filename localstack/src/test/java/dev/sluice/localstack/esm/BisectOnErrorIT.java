@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

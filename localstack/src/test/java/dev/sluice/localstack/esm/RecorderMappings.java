@@ -1,8 +1,8 @@
 package dev.sluice.localstack.esm;
 
 import dev.sluice.core.definition.StartingPosition;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.provision.Provisioner;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.core.definition.StartingPosition;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;

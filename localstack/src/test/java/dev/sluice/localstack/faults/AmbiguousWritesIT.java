@@ -2,15 +2,15 @@ package dev.sluice.localstack.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.aws.sink.DynamoDbStateSink;
+import dev.sluice.aws.sink.S3LakeSink;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
-import dev.sluice.lambda.sink.DynamoDbStateSink;
-import dev.sluice.lambda.sink.S3LakeSink;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
 import dev.sluice.localstack.provision.Provisioner;
 import dev.sluice.localstack.sinks.SinksIT;

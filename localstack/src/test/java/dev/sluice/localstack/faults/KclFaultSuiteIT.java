@@ -2,8 +2,8 @@ package dev.sluice.localstack.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.localstack.kcl.LocalKclWorker;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
+import dev.sluice.localstack.reconcile.KclViewsRun;
 import dev.sluice.localstack.reconcile.Reconciliation;
 import dev.sluice.localstack.reconcile.StreamOrder;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import dev.sluice.core.definition.FailureDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.esm.MappingConfig;
 import dev.sluice.localstack.template.CloudFormationTemplate;
 import dev.sluice.localstack.template.ResourceTypes;

@@ -2,16 +2,16 @@ package dev.sluice.localstack.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.aws.sink.DynamoDbAggregateSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.window.AggregateFunction;
 import dev.sluice.core.window.PartialAggregate;
 import dev.sluice.core.window.SequenceNumbers;
 import dev.sluice.core.window.TumblingWindows;
-import dev.sluice.lambda.sink.DynamoDbAggregateSink;
-import dev.sluice.localstack.LocalAws;
-import dev.sluice.localstack.LocalAwsExtension;
-import dev.sluice.localstack.ResourceNames;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
 import dev.sluice.localstack.faults.FaultInjector;
 import dev.sluice.localstack.faults.FaultInjector.Fault;
 import dev.sluice.localstack.provision.Provisioner;

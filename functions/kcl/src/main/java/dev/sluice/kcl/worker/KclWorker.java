@@ -1,10 +1,10 @@
 package dev.sluice.kcl.worker;
 
+import dev.sluice.aws.AwsClients;
+import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.kcl.config.KclSettings;
-import dev.sluice.lambda.AwsClients;
-import dev.sluice.lambda.StageRuntime;
-import dev.sluice.lambda.metrics.EmfMetrics;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,0 +1,118 @@
+package dev.sluice.aws;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.core.retry.RetryMode;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * SDK clients configured from a function's environment: region, credentials and (for emulators)
+ * endpoint overrides, read from the same variables the SDK itself reads ({@code AWS_REGION},
+ * {@code AWS_ACCESS_KEY_ID}, {@code AWS_ENDPOINT_URL_DYNAMODB}, ...). One HTTP client is shared.
+ * Every client retries in the SDK's standard mode: throttling, 5xx and I/O errors get up to three
+ * attempts with exponential backoff and jitter.
+ */
+public final class AwsClients implements AutoCloseable {
+
+    private final Map<String, String> environment;
+    private final SdkHttpClient http;
+    private final Region region;
+    private final AwsCredentialsProvider credentials;
+
+    public AwsClients(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+        this.http = UrlConnectionHttpClient.builder().build();
+        this.region = Region.of(Optional.ofNullable(environment.get("AWS_REGION"))
+                .or(() -> Optional.ofNullable(environment.get("AWS_DEFAULT_REGION")))
+                .orElseThrow(() -> new IllegalStateException("AWS_REGION is not set")));
+        this.credentials = credentials(environment);
+    }
+
+    public DynamoDbClient dynamoDb() {
+        return configure(DynamoDbClient.builder(), "DYNAMODB").build();
+    }
+
+    public S3Client s3() {
+        boolean emulated = endpoint("S3").isPresent();
+        return configure(S3Client.builder(), "S3").forcePathStyle(emulated).build();
+    }
+
+    public SqsClient sqs() {
+        return configure(SqsClient.builder(), "SQS").build();
+    }
+
+    public KinesisClient kinesis() {
+        return configure(KinesisClient.builder(), "KINESIS").build();
+    }
+
+    public SecretsManagerClient secretsManager() {
+        return configure(SecretsManagerClient.builder(), "SECRETSMANAGER").build();
+    }
+
+    private <
+                    B extends
+                            AwsClientBuilder<B, ?>
+                                    & software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder<B, ?>>
+            B configure(B builder, String service) {
+        builder.region(region)
+                .credentialsProvider(credentials)
+                .httpClient(http)
+                // throttling, 5xx and I/O failures are retried by the SDK: three attempts, exponential
+                // backoff with jitter; what still fails reaches the sink, which asks for redelivery
+                .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD));
+        endpoint(service).ifPresent(builder::endpointOverride);
+        return builder;
+    }
+
+    /** The region every client uses. */
+    public Region region() {
+        return region;
+    }
+
+    /** The credentials every client uses (static from the environment, else the default chain). */
+    public AwsCredentialsProvider credentialsProvider() {
+        return credentials;
+    }
+
+    /**
+     * The endpoint override of a service ({@code AWS_ENDPOINT_URL_<SERVICE>}, else {@code
+     * AWS_ENDPOINT_URL}), for clients built elsewhere (the KCL worker's asynchronous ones).
+     */
+    public Optional<URI> endpoint(String service) {
+        return Optional.ofNullable(environment.get("AWS_ENDPOINT_URL_" + service))
+                .or(() -> Optional.ofNullable(environment.get("AWS_ENDPOINT_URL")))
+                .map(URI::create);
+    }
+
+    private static AwsCredentialsProvider credentials(Map<String, String> environment) {
+        String key = environment.get("AWS_ACCESS_KEY_ID");
+        String secret = environment.get("AWS_SECRET_ACCESS_KEY");
+        if (key == null || secret == null) {
+            return DefaultCredentialsProvider.builder().build();
+        }
+        String token = environment.get("AWS_SESSION_TOKEN");
+        return StaticCredentialsProvider.create(
+                token == null
+                        ? AwsBasicCredentials.create(key, secret)
+                        : AwsSessionCredentials.create(key, secret, token));
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+}

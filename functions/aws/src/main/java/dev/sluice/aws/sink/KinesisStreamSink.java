@@ -1,0 +1,119 @@
+package dev.sluice.aws.sink;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.definition.FieldPaths;
+import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.SinkException;
+import dev.sluice.core.stage.SinkReport;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+
+/**
+ * A re-key hop: writes events to another stream, each partitioned by that stream's
+ * {@code partitionKey} field, so the next stage finds one key's events — and its reference data —
+ * in one shard. At least once by nature: events keep their {@code eventId}, which the next
+ * stage's sinks use to absorb duplicates (a {@code deduplicate} table there treats a record put
+ * twice here as a re-send), and the position they first entered Sluice at ({@code origin}).
+ * PutRecords, 500 at a time; only the entries a partial failure names are sent again.
+ */
+public final class KinesisStreamSink implements EventSink {
+
+    /** The envelope field that carries an event's first position across hops. */
+    public static final String ORIGIN = "origin";
+
+    private static final int MAX_ENTRIES = 500;
+    private static final int ATTEMPTS = 5;
+
+    private final KinesisClient kinesis;
+    private final String stream;
+    private final JsonPointer partitionKey;
+
+    public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField) {
+        this.kinesis = kinesis;
+        this.stream = stream;
+        this.partitionKey = FieldPaths.pointer(partitionKeyField);
+    }
+
+    @Override
+    public String name() {
+        return "stream:" + stream;
+    }
+
+    @Override
+    public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+        for (int from = 0; from < events.size(); from += MAX_ENTRIES) {
+            List<PutRecordsRequestEntry> pending = new ArrayList<>();
+            for (ProcessedEvent event : events.subList(from, Math.min(from + MAX_ENTRIES, events.size()))) {
+                JsonNode key = event.event().at(partitionKey);
+                if (!key.isValueNode() || key.asText().isEmpty()) {
+                    throw new SinkException(
+                            "event " + event.eventId() + " has no " + partitionKey + " to partition stream " + stream
+                                    + " by",
+                            false,
+                            null);
+                }
+                pending.add(PutRecordsRequestEntry.builder()
+                        .partitionKey(key.asText())
+                        .data(SdkBytes.fromString(withOrigin(event).toString(), StandardCharsets.UTF_8))
+                        .build());
+            }
+            put(pending);
+        }
+        return new SinkReport(events.size(), 0);
+    }
+
+    /**
+     * The event with its {@code origin} — stream, shard and sequence number where it first entered
+     * Sluice — unless an earlier hop set it already.
+     */
+    static ObjectNode withOrigin(ProcessedEvent event) {
+        if (event.event().has(ORIGIN)) {
+            return event.event();
+        }
+        ObjectNode copy = event.event().deepCopy();
+        copy.putObject(ORIGIN)
+                .put("stream", event.source().stream())
+                .put("shardId", event.position().shardId())
+                .put("sequenceNumber", event.position().sequenceNumber());
+        return copy;
+    }
+
+    private void put(List<PutRecordsRequestEntry> entries) throws SinkException {
+        List<PutRecordsRequestEntry> pending = entries;
+        for (int attempt = 1; ; attempt++) {
+            PutRecordsResponse response;
+            try {
+                List<PutRecordsRequestEntry> batch = pending;
+                response = kinesis.putRecords(b -> b.streamName(stream).records(batch));
+            } catch (SdkException e) {
+                throw SdkErrors.classify("put records into " + stream, e);
+            }
+            if (response.failedRecordCount() == null || response.failedRecordCount() == 0) {
+                return;
+            }
+            List<PutRecordsRequestEntry> failed = new ArrayList<>();
+            for (int i = 0; i < response.records().size(); i++) {
+                if (response.records().get(i).errorCode() != null) {
+                    failed.add(pending.get(i));
+                }
+            }
+            if (attempt == ATTEMPTS) {
+                throw new SinkException(
+                        failed.size() + " records not accepted by " + stream + " after " + ATTEMPTS + " attempts",
+                        true,
+                        null);
+            }
+            pending = failed;
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L * attempt);
+        }
+    }
+}

@@ -1,0 +1,317 @@
+package dev.sluice.aws.sink;
+
+import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.SinkException;
+import dev.sluice.core.stage.SinkReport;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.zip.GZIPOutputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * Newline-delimited, gzip-compressed JSON objects in the lake, partitioned by event date and hour,
+ * with a per-shard commit ledger in DynamoDB ({@link LakeLedger}) so that every record lands in
+ * exactly one object, however the batches are delivered again (retried, bisected, or resumed from
+ * a record in the middle).
+ *
+ * <p>Per hour partition of one shard in a batch: (1) record the intent — the object's key, first
+ * and last position — on the ledger item, on condition that no other object is being written and
+ * nothing at or after the first position is committed; (2) put the object with {@code
+ * If-None-Match: *} under a deterministic key (stream, shard, first position); (3) commit: the
+ * last position becomes the partition's {@code committed} and the intent is removed. That is two
+ * ledger writes and one PUT per object, no read. When the intent cannot be recorded the ledger item
+ * is read: records at or before {@code committed} are already in the lake (absorbed duplicates);
+ * an intent left by a crashed attempt is resolved — its object exists: it is adopted and
+ * committed; it does not: the intent is dropped (nothing of it was written or acknowledged). An
+ * object that exists when it is put (a lost response, or a ledger that was lost) is adopted by its
+ * {@value #LAST_POSITION} metadata, never rewritten with other boundaries.
+ *
+ * <p>Exact only with one writer per shard at a time (parallelization factor 1, which the definition
+ * checks enforce): within an hour partition of a shard, positions then only increase from one batch
+ * to the next.
+ */
+public final class S3LakeSink implements EventSink {
+
+    /** Object metadata: the last position in the object (sortable form). */
+    public static final String LAST_POSITION = "sluice-last-position";
+    /** Object metadata: how many records the object holds. */
+    public static final String RECORD_COUNT = "sluice-records";
+
+    /** Rounds of ledger resolution per partition before giving up (retryably) on a busy ledger item. */
+    private static final int MAX_ROUNDS = 8;
+
+    private final S3Client s3;
+    private final String bucket;
+    private final String prefix;
+    private final LakeLedger ledger;
+
+    /**
+     * Kinesis's longest retention (365 days) and a day: how long ledger items are kept when the
+     * input stream's retention is not given.
+     */
+    public static final Duration KEEP_LEDGER_AT_MOST = Duration.ofHours(8760 + 24);
+
+    /**
+     * A lake sink whose ledger items are kept {@link #KEEP_LEDGER_AT_MOST}.
+     *
+     * @param prefix the lake's prefix in the bucket, ending with {@code /}
+     * @param ledgerTable the pipeline's commit ledger table (hash key {@code pk}, a string)
+     */
+    public S3LakeSink(S3Client s3, String bucket, String prefix, DynamoDbClient dynamoDb, String ledgerTable) {
+        this(s3, bucket, prefix, dynamoDb, ledgerTable, KEEP_LEDGER_AT_MOST, Clock.systemUTC());
+    }
+
+    /**
+     * @param prefix the lake's prefix in the bucket, ending with {@code /}
+     * @param ledgerTable the pipeline's commit ledger table (hash key {@code pk}, a string)
+     * @param keepLedger how long after its last write a ledger item is kept: longer than the input
+     *     stream keeps records, so that no record it guards can be delivered after it is gone
+     */
+    public S3LakeSink(
+            S3Client s3,
+            String bucket,
+            String prefix,
+            DynamoDbClient dynamoDb,
+            String ledgerTable,
+            Duration keepLedger,
+            Clock clock) {
+        this.s3 = s3;
+        this.bucket = bucket;
+        this.prefix = prefix;
+        this.ledger = new LakeLedger(dynamoDb, ledgerTable, keepLedger, clock);
+    }
+
+    @Override
+    public String name() {
+        return "lake:" + bucket + "/" + prefix;
+    }
+
+    @Override
+    public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+        int applied = 0;
+        int absorbed = 0;
+        for (Map.Entry<String, List<ProcessedEvent>> partition :
+                partitions(events).entrySet()) {
+            int[] counts = write(partition.getKey(), partition.getValue());
+            applied += counts[0];
+            absorbed += counts[1];
+        }
+        return new SinkReport(applied, absorbed);
+    }
+
+    /** Writes one hour partition of one shard; returns {applied, absorbed}. */
+    private int[] write(String pk, List<ProcessedEvent> partition) throws SinkException {
+        int applied = 0;
+        int absorbed = 0;
+        List<ProcessedEvent> rest = partition;
+        for (int round = 0; !rest.isEmpty(); round++) {
+            if (round == MAX_ROUNDS) {
+                throw new SinkException(
+                        "lake ledger " + ledger.table() + " item " + pk + " kept changing under this writer ("
+                                + MAX_ROUNDS + " rounds); is another writer on this shard?",
+                        true,
+                        null);
+            }
+            String key = key(rest.get(0));
+            String first = rest.get(0).position().sortable();
+            String last = rest.get(rest.size() - 1).position().sortable();
+            if (!ledger.open(pk, new LakeLedger.Intent(key, first, last))) {
+                LakeLedger.State state = ledger.read(pk);
+                if (state.open() != null) {
+                    state = resolve(pk, state);
+                }
+                int covered = covered(rest, state);
+                absorbed += covered;
+                rest = rest.subList(covered, rest.size());
+                continue;
+            }
+            if (put(key, rest)) {
+                commit(pk, key, last);
+                applied += rest.size();
+                rest = List.of();
+                continue;
+            }
+            // the object exists (a lost response, or written before the ledger knew): adopt it
+            String objectLast = lastPosition(key)
+                    .orElseThrow(() -> new SinkException(
+                            "s3://" + bucket + "/" + key + " vanished between its put and its head", true, null));
+            int covered = coveredUpTo(rest, objectLast);
+            if (covered == 0) {
+                throw new SinkException(
+                        "s3://" + bucket + "/" + key + " ends before its own first record", false, null);
+            }
+            commit(pk, key, objectLast);
+            if (objectLast.equals(last)) {
+                // exactly the object this attempt meant to write, under the intent it recorded itself:
+                // the SDK repeated a PUT whose first try stored the object but lost the answer
+                applied += covered;
+            } else {
+                absorbed += covered;
+            }
+            rest = rest.subList(covered, rest.size());
+        }
+        return new int[] {applied, absorbed};
+    }
+
+    /**
+     * Resolves an intent left by an attempt that did not reach its commit: its object exists — it is
+     * committed as it is; it does not — the intent is dropped.
+     */
+    private LakeLedger.State resolve(String pk, LakeLedger.State state) throws SinkException {
+        LakeLedger.Intent open = state.open();
+        Optional<String> objectLast = lastPosition(open.key());
+        if (objectLast.isPresent()) {
+            if (ledger.commit(pk, open.key(), objectLast.get())) {
+                return new LakeLedger.State(objectLast.get(), null);
+            }
+        } else if (ledger.abandon(pk, open.key())) {
+            return new LakeLedger.State(state.committed(), null);
+        }
+        // another writer resolved it first
+        return ledger.read(pk);
+    }
+
+    /** Commits an object this writer put or adopted; fine too if another writer committed it already. */
+    private void commit(String pk, String key, String last) throws SinkException {
+        if (ledger.commit(pk, key, last)) {
+            return;
+        }
+        if (!ledger.read(pk).covers(last)) {
+            throw new SinkException(
+                    "lake ledger " + ledger.table() + " item " + pk + ": the intent for s3://" + bucket + "/" + key
+                            + " was taken over before its commit; delivering again adopts the object",
+                    true,
+                    null);
+        }
+    }
+
+    private static int covered(List<ProcessedEvent> records, LakeLedger.State state) {
+        int covered = 0;
+        while (covered < records.size()
+                && state.covers(records.get(covered).position().sortable())) {
+            covered++;
+        }
+        return covered;
+    }
+
+    private static int coveredUpTo(List<ProcessedEvent> records, String last) {
+        return covered(records, new LakeLedger.State(last, null));
+    }
+
+    /** The object key for records starting at this event. */
+    public String key(ProcessedEvent first) {
+        return String.format(
+                "%s%s/%s-%s-%s.jsonl.gz",
+                prefix,
+                hourPartition(first),
+                first.source().stream(),
+                first.position().shardId(),
+                first.position().sortable());
+    }
+
+    /**
+     * The ledger item's key of the hour partition and shard an event belongs to: {@code
+     * <prefix>dt=YYYY-MM-DD/hr=HH/<stream>/<shard>}.
+     */
+    public String ledgerKey(ProcessedEvent event) {
+        return prefix + hourPartition(event) + "/" + event.source().stream() + "/"
+                + event.position().shardId();
+    }
+
+    private static String hourPartition(ProcessedEvent event) {
+        ZonedDateTime at = event.occurredAt().atZone(ZoneOffset.UTC);
+        return String.format(
+                "dt=%04d-%02d-%02d/hr=%02d", at.getYear(), at.getMonthValue(), at.getDayOfMonth(), at.getHour());
+    }
+
+    /** The events by ledger item (hour partition, stream and shard), each in position order. */
+    private Map<String, List<ProcessedEvent>> partitions(List<ProcessedEvent> events) {
+        Map<String, List<ProcessedEvent>> partitions = new LinkedHashMap<>();
+        for (ProcessedEvent event : events) {
+            partitions.computeIfAbsent(ledgerKey(event), h -> new ArrayList<>()).add(event);
+        }
+        partitions
+                .values()
+                .forEach(p -> p.sort(Comparator.comparing(e -> e.position().sortable())));
+        return partitions;
+    }
+
+    /** Writes the object unless it exists; {@code false} if it did. */
+    private boolean put(String key, List<ProcessedEvent> records) throws SinkException {
+        PutObjectRequest request = PutObjectRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .ifNoneMatch("*")
+                .contentType("application/x-ndjson")
+                .contentEncoding("gzip")
+                .metadata(Map.of(
+                        LAST_POSITION,
+                                records.get(records.size() - 1).position().sortable(),
+                        RECORD_COUNT, Integer.toString(records.size())))
+                .build();
+        try {
+            s3.putObject(request, RequestBody.fromBytes(gzipLines(records)));
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412) {
+                return false;
+            }
+            throw SdkErrors.classify("put s3://" + bucket + "/" + key, e);
+        } catch (SdkException e) {
+            throw SdkErrors.classify("put s3://" + bucket + "/" + key, e);
+        }
+    }
+
+    /** The last position in object {@code key} (from its metadata), or empty if there is no such object. */
+    private Optional<String> lastPosition(String key) throws SinkException {
+        HeadObjectResponse head;
+        try {
+            head = s3.headObject(b -> b.bucket(bucket).key(key));
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                return Optional.empty();
+            }
+            throw SdkErrors.classify("head s3://" + bucket + "/" + key, e);
+        } catch (SdkException e) {
+            throw SdkErrors.classify("head s3://" + bucket + "/" + key, e);
+        }
+        String last = head.metadata().get(LAST_POSITION);
+        if (last == null) {
+            throw new SinkException(
+                    "s3://" + bucket + "/" + key + " exists but was not written by Sluice", false, null);
+        }
+        return Optional.of(last);
+    }
+
+    private static byte[] gzipLines(List<ProcessedEvent> records) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(records.size() * 256);
+        try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
+            for (ProcessedEvent record : records) {
+                gzip.write(record.event().toString().getBytes(StandardCharsets.UTF_8));
+                gzip.write('\n');
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+}

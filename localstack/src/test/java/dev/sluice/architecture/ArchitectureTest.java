@@ -1,0 +1,129 @@
+package dev.sluice.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers, checked over the compiled main classes of every module this module sees (it depends
+ * on all of them but the benchmarks): pure core ← AWS adapters ← Lambda / KCL entry points and the
+ * CDK app; emulators ← local runtime ← verification ← CLI. A violation fails the build with the
+ * offending dependency named.
+ */
+class ArchitectureTest {
+
+    /** Packages of the deployed code and its infrastructure: functions/ and infra-cdk/. */
+    private static final String[] DEPLOYED = {
+        "dev.sluice.core..", "dev.sluice.aws..", "dev.sluice.lambda..", "dev.sluice.kcl..", "dev.sluice.cdk.."
+    };
+
+    /** Packages of the local stack and the load tests: never reached from what is deployed. */
+    private static final String[] LOCAL_AND_LOAD = {
+        "dev.sluice.localstack..",
+        "dev.sluice.emulators..",
+        "dev.sluice.generators..",
+        "dev.sluice.planner..",
+        "dev.sluice.report..",
+        "dev.sluice.bench..",
+    };
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.sluice");
+    }
+
+    @Test
+    void coreKnowsNoAwsSdkQuarkusLocalStackOrLoadTests() {
+        check(noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(concat(
+                        new String[] {
+                            "software.amazon..",
+                            "com.amazonaws..",
+                            "io.quarkus..",
+                            "dev.sluice.aws..",
+                            "dev.sluice.lambda..",
+                            "dev.sluice.kcl..",
+                            "dev.sluice.cdk.."
+                        },
+                        LOCAL_AND_LOAD)));
+    }
+
+    @Test
+    void deployedCodeDependsOnNothingLocalOrLoad() {
+        check(noClasses()
+                .that()
+                .resideInAnyPackage(DEPLOYED)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(LOCAL_AND_LOAD));
+    }
+
+    @Test
+    void awsAdaptersKnowNoEntryPoint() {
+        check(noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.aws..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.sluice.lambda..", "dev.sluice.kcl..", "dev.sluice.cdk..", "io.quarkus.."));
+    }
+
+    @Test
+    void emulatorsKnowNothingOfSluice() {
+        check(noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.emulators..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(concat(DEPLOYED, new String[] {"dev.sluice.localstack.."})));
+    }
+
+    @Test
+    void localEventSourceMappingKnowsNoKcl() {
+        check(noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.localstack.esm..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.sluice.localstack.kcl..", "dev.sluice.kcl..", "software.amazon.kinesis.."));
+    }
+
+    @Test
+    void nothingDependsOnTheCli() {
+        check(noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.sluice.localstack.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.sluice.localstack.cli.."));
+    }
+
+    @Test
+    void noPackageCycles() {
+        check(slices().matching("dev.sluice.(**)").should().beFreeOfCycles());
+    }
+
+    private static void check(ArchRule rule) {
+        rule.check(classes);
+    }
+
+    private static String[] concat(String[] first, String[] second) {
+        String[] all = java.util.Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, all, first.length, second.length);
+        return all;
+    }
+}
