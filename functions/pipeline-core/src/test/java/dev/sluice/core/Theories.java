@@ -31,14 +31,22 @@ public final class Theories {
      */
     public static final int DEFAULT_SHRINK_CYCLES = 500;
 
+    /**
+     * Shrink cycles while a mutation check runs: it needs the falsification, not the smallest
+     * falsifying example, and shrinking a slow property takes long.
+     */
+    private static final ThreadLocal<Integer> SHRINK_CYCLES_OVERRIDE = new ThreadLocal<>();
+
     private Theories() {}
 
     /** A theory that tries {@code examples} examples with the build's seed. */
     public static QuickTheory qt(int examples) {
-        return QuickTheory.qt()
-                .withFixedSeed(seed())
-                .withExamples(examples)
-                .withShrinkCycles(Integer.getInteger("QT_SHRINKS", DEFAULT_SHRINK_CYCLES));
+        return QuickTheory.qt().withFixedSeed(seed()).withExamples(examples).withShrinkCycles(shrinkCycles());
+    }
+
+    private static int shrinkCycles() {
+        Integer override = SHRINK_CYCLES_OVERRIDE.get();
+        return override != null ? override : Integer.getInteger("QT_SHRINKS", DEFAULT_SHRINK_CYCLES);
     }
 
     /** The seed in use: {@code -DQT_SEED}, else {@link #DEFAULT_SEED}. */
@@ -49,14 +57,20 @@ public final class Theories {
 
     /**
      * Runs a property against a deliberately broken implementation: QuickTheories must falsify it, and
-     * by one of the property's assertions (not because the broken implementation threw).
+     * by one of the property's assertions (not because the broken implementation threw). It does
+     * not shrink the falsifying example.
      */
     public static void assertFalsified(Runnable property) {
-        assertThatThrownBy(property::run)
-                .isInstanceOf(AssertionError.class)
-                .hasMessageStartingWith("Property falsified")
-                .hasMessageMatching(
-                        "(?s).*Cause was :-\\R(org\\.opentest4j\\.AssertionFailedError|java\\.lang\\.AssertionError).*");
+        SHRINK_CYCLES_OVERRIDE.set(0);
+        try {
+            assertThatThrownBy(property::run)
+                    .isInstanceOf(AssertionError.class)
+                    .hasMessageStartingWith("Property falsified")
+                    .hasMessageMatching(
+                            "(?s).*Cause was :-\\R(org\\.opentest4j\\.AssertionFailedError|java\\.lang\\.AssertionError).*");
+        } finally {
+            SHRINK_CYCLES_OVERRIDE.remove();
+        }
     }
 
     /**
