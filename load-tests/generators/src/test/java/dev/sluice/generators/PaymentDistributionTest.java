@@ -1,7 +1,12 @@
 package dev.sluice.generators;
 
+import static dev.sluice.generators.Theories.assertFalsified;
+import static dev.sluice.generators.Theories.qt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.doubles;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,13 +19,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.LongFunction;
+import java.util.function.ToIntFunction;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** The shape of the payments: hot customers, the daily curve, amounts, invalid share, determinism. */
+/**
+ * The shape of the payments: hot customers, the daily curve, amounts, invalid share, determinism.
+ *
+ * <p>The three properties run on QuickTheories with a fixed seed ({@link Theories}), 30, 20 and 50
+ * examples; each takes the implementation under test, and {@link BrokenImplementationsAreCaught} runs
+ * each against a deliberately broken one, which it must falsify.
+ */
 class PaymentDistributionTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -34,47 +46,89 @@ class PaymentDistributionTest {
         }
     }
 
-    @Property(tries = 30)
-    void sameSeedAndSettingsGiveTheSameBytes(@ForAll long seed, @ForAll @DoubleRange(max = 1) double invalidShare) {
-        PaymentGenerator a = PaymentGenerator.builder(seed)
-                .invalidShare(invalidShare)
-                .simulateDay(50_000)
-                .build();
-        PaymentGenerator b = PaymentGenerator.builder(seed)
-                .invalidShare(invalidShare)
-                .simulateDay(50_000)
-                .build();
-        for (int i = 0; i < 50; i++) {
-            GeneratedEvent x = a.next();
-            GeneratedEvent y = b.next();
-            assertThat(x.data()).isEqualTo(y.data());
-            assertThat(x.expectedReason()).isEqualTo(y.expectedReason());
-        }
+    @Test
+    void sameSeedAndSettingsGiveTheSameBytes() {
+        sameSeedAndSettingsGiveTheSameBytes(PaymentGenerator::builder);
     }
 
-    @Property(tries = 20)
-    void invalidShareIsWhatWasAskedFor(@ForAll @DoubleRange(max = 0.5) double share, @ForAll long seed) {
-        int n = 4_000;
-        PaymentGenerator generator =
-                PaymentGenerator.builder(seed).invalidShare(share).build();
-        int invalid = 0;
-        for (int i = 0; i < n; i++) {
-            invalid += generator.next().valid() ? 0 : 1;
-        }
-        // binomial: within five standard deviations (plus one event) of n × share
-        double sigma = Math.sqrt(n * share * (1 - share));
-        assertThat((double) invalid).isCloseTo(n * share, org.assertj.core.data.Offset.offset(5 * sigma + 1));
+    @Test
+    void invalidShareIsWhatWasAskedFor() {
+        invalidShareIsWhatWasAskedFor((seed, share) ->
+                PaymentGenerator.builder(seed).invalidShare(share).build());
     }
 
-    @Property(tries = 50)
-    void zipfRanksStayInRange(
-            @ForAll @IntRange(min = 1, max = 2_000_000) int n,
-            @ForAll @DoubleRange(min = 0.1, max = 3) double exponent,
-            @ForAll long seed) {
-        ZipfSampler zipf = new ZipfSampler(n, exponent);
-        SplittableRandom random = new SplittableRandom(seed);
-        for (int i = 0; i < 200; i++) {
-            assertThat(zipf.sample(random)).isBetween(1, n);
+    @Test
+    void zipfRanksStayInRange() {
+        zipfRanksStayInRange((n, exponent) -> new ZipfSampler(n, exponent)::sample);
+    }
+
+    static void sameSeedAndSettingsGiveTheSameBytes(LongFunction<PaymentGenerator.Builder> builders) {
+        qt(30).forAll(longs().all(), doubles().between(0, 1)).checkAssert((seed, invalidShare) -> {
+            PaymentGenerator a = builders.apply(seed)
+                    .invalidShare(invalidShare)
+                    .simulateDay(50_000)
+                    .build();
+            PaymentGenerator b = builders.apply(seed)
+                    .invalidShare(invalidShare)
+                    .simulateDay(50_000)
+                    .build();
+            for (int i = 0; i < 50; i++) {
+                GeneratedEvent x = a.next();
+                GeneratedEvent y = b.next();
+                assertThat(x.data()).isEqualTo(y.data());
+                assertThat(x.expectedReason()).isEqualTo(y.expectedReason());
+            }
+        });
+    }
+
+    static void invalidShareIsWhatWasAskedFor(BiFunction<Long, Double, PaymentGenerator> generators) {
+        qt(20).forAll(doubles().between(0, 0.5), longs().all()).checkAssert((share, seed) -> {
+            int n = 4_000;
+            PaymentGenerator generator = generators.apply(seed, share);
+            int invalid = 0;
+            for (int i = 0; i < n; i++) {
+                invalid += generator.next().valid() ? 0 : 1;
+            }
+            // binomial: within five standard deviations (plus one event) of n × share
+            double sigma = Math.sqrt(n * share * (1 - share));
+            assertThat((double) invalid).isCloseTo(n * share, org.assertj.core.data.Offset.offset(5 * sigma + 1));
+        });
+    }
+
+    static void zipfRanksStayInRange(BiFunction<Integer, Double, ToIntFunction<SplittableRandom>> samplers) {
+        qt(50).forAll(integers().between(1, 2_000_000), doubles().between(0.1, 3), longs().all())
+                .checkAssert((n, exponent, seed) -> {
+                    ToIntFunction<SplittableRandom> zipf = samplers.apply(n, exponent);
+                    SplittableRandom random = new SplittableRandom(seed);
+                    for (int i = 0; i < 200; i++) {
+                        assertThat(zipf.applyAsInt(random)).isBetween(1, n);
+                    }
+                });
+    }
+
+    /** Each property, run against a deliberately broken implementation, is falsified. */
+    @Nested
+    class BrokenImplementationsAreCaught {
+
+        @Test
+        void aBuilderThatDoesNotUseTheSeedAlone() {
+            AtomicLong builds = new AtomicLong();
+            assertFalsified(() -> sameSeedAndSettingsGiveTheSameBytes(
+                    seed -> PaymentGenerator.builder(seed + builds.incrementAndGet())));
+        }
+
+        @Test
+        void aGeneratorThatMakesHalfTheInvalidShareAskedFor() {
+            assertFalsified(() -> invalidShareIsWhatWasAskedFor((seed, share) ->
+                    PaymentGenerator.builder(seed).invalidShare(share / 2).build()));
+        }
+
+        @Test
+        void aSamplerWithZeroBasedRanks() {
+            assertFalsified(() -> zipfRanksStayInRange((n, exponent) -> {
+                ZipfSampler zipf = new ZipfSampler(n, exponent);
+                return random -> zipf.sample(random) - 1;
+            }));
         }
     }
 

@@ -1,6 +1,14 @@
 package dev.sluice.core.pii;
 
+import static dev.sluice.core.Theories.assertFalsified;
+import static dev.sluice.core.Theories.digits;
+import static dev.sluice.core.Theories.qt;
+import static dev.sluice.core.Theories.strings;
+import static dev.sluice.core.Theories.text;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,58 +25,106 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.pii.PiiField.Action;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Assume;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.StringLength;
-import net.jqwik.api.statistics.Statistics;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * Property tests: whatever the event and whatever the schema, no raw value of a tokenised, masked
  * or dropped field survives {@link PiiPolicy#apply}, and every other field is left exactly as it
  * was.
+ *
+ * <p>QuickTheories, 1,000 examples per property, fixed seed ({@link dev.sluice.core.Theories}). Each
+ * property takes the implementation under test; {@link BrokenImplementationsAreCaught} runs each
+ * against a deliberately broken one, which it must falsify.
  */
 class PiiLeakPropertyTest {
 
     static final ObjectMapper MAPPER = TestFiles.MAPPER;
     static final Tokenizer TOKENIZER = new Tokenizer(TokenizerTest.KEY, "k1");
-    static final PiiPolicy PAYMENTS = PiiPolicy.of(TestFiles.schemas().schema("payments.transaction.v1"));
+    static final JsonNode PAYMENTS_SCHEMA =
+            TestFiles.schemas().schema("payments.transaction.v1").document();
+    static final int TRIES = 1000;
+
+    /** The implementation under test: protects an event in place. */
+    interface Protection {
+        void protect(ObjectNode event);
+    }
+
+    /** The real thing: the policy {@link PiiPolicy#fromSchema} compiles, applied with {@link #TOKENIZER}. */
+    static final Function<JsonNode, Protection> REAL = schema -> {
+        PiiPolicy policy = PiiPolicy.fromSchema(schema);
+        return event -> policy.apply(event, TOKENIZER);
+    };
+
+    @Test
+    void paymentEventsKeepNoCardNumberOrEmail() {
+        paymentEventsKeepNoCardNumberOrEmail(REAL.apply(PAYMENTS_SCHEMA));
+    }
+
+    @Test
+    void arbitrarySchemasLeakNoAnnotatedValue() {
+        arbitrarySchemasLeakNoAnnotatedValue(REAL);
+    }
+
+    @Test
+    void tokenIsTheTruncatedHmacOfJdkUtf8() {
+        tokenIsTheTruncatedHmacOfJdkUtf8(TOKENIZER::token);
+    }
+
+    @Test
+    void maskNeverShowsMoreThanFourCharacters() {
+        maskNeverShowsMoreThanFourCharacters(Masker::mask);
+    }
 
     // ------------------------------------------------------------------------------------------
     // payments.transaction.v1 events
 
-    @Property(tries = 1000)
-    void paymentEventsKeepNoCardNumberOrEmail(@ForAll("payments") ObjectNode generated) throws Exception {
-        ObjectNode original = generated.deepCopy();
-        ObjectNode event = generated.deepCopy();
-        String card = original.at("/payload/cardNumber").textValue();
-        String email = original.at("/payload/email").textValue();
-        ObjectNode nonPii = withoutPaymentPii(original);
-        String nonPiiText = MAPPER.writeValueAsString(nonPii);
-        Assume.that(!nonPiiText.contains(card) && !nonPiiText.contains(escaped(email)));
+    static void paymentEventsKeepNoCardNumberOrEmail(Protection payments) {
+        qt(TRIES)
+                .forAll(payments())
+                .assuming(generated -> {
+                    // no PII value may appear in the rest of the event by chance
+                    String nonPiiText = json(withoutPaymentPii(generated));
+                    return !nonPiiText.contains(
+                                    generated.at("/payload/cardNumber").textValue())
+                            && !nonPiiText.contains(
+                                    escaped(generated.at("/payload/email").textValue()));
+                })
+                .checkAssert(generated -> {
+                    ObjectNode event = generated.deepCopy();
+                    String card = generated.at("/payload/cardNumber").textValue();
+                    String email = generated.at("/payload/email").textValue();
 
-        PAYMENTS.apply(event, TOKENIZER);
+                    payments.protect(event);
 
-        String out = MAPPER.writeValueAsString(event);
-        assertThat(out).doesNotContain(card).doesNotContain(escaped(email)).doesNotContain(email);
-        assertThat(event.at("/payload/cardNumber").textValue())
-                .isEqualTo("*".repeat(card.length() - 4) + card.substring(card.length() - 4));
-        assertThat(event.at("/payload/email").textValue())
-                .startsWith("tok_k1_")
-                .hasSize(29)
-                .isEqualTo(TOKENIZER.token(email));
-        assertThat(withoutPaymentPii(event)).isEqualTo(nonPii);
-        Statistics.label("card digits").collect(card.length());
-        Statistics.label("email has non-ASCII").collect(email.chars().anyMatch(c -> c > 127));
+                    String out = json(event);
+                    assertThat(out)
+                            .doesNotContain(card)
+                            .doesNotContain(escaped(email))
+                            .doesNotContain(email);
+                    assertThat(event.at("/payload/cardNumber").textValue())
+                            .isEqualTo("*".repeat(card.length() - 4) + card.substring(card.length() - 4));
+                    assertThat(event.at("/payload/email").textValue())
+                            .startsWith("tok_k1_")
+                            .hasSize(29)
+                            .isEqualTo(TOKENIZER.token(email));
+                    assertThat(withoutPaymentPii(event)).isEqualTo(withoutPaymentPii(generated));
+                });
     }
 
     private static ObjectNode withoutPaymentPii(ObjectNode event) {
@@ -77,109 +133,83 @@ class PiiLeakPropertyTest {
         return copy;
     }
 
-    @Provide
-    Arbitrary<ObjectNode> payments() {
-        Arbitrary<String> eventId = Arbitraries.strings()
-                .withCharRange('a', 'z')
-                .withCharRange('0', '9')
-                .withChars('-', '_')
-                .ofMinLength(8)
-                .ofMaxLength(64);
-        Arbitrary<String> customer = Arbitraries.strings().numeric().ofLength(7).map(d -> "cust-" + d);
-        Arbitrary<String> cardNumber =
-                Arbitraries.strings().numeric().ofMinLength(12).ofMaxLength(19);
-        Arbitrary<BigDecimal> amount = Arbitraries.bigDecimals()
-                .between(new BigDecimal("0.01"), new BigDecimal("1000000"))
-                .ofScale(2);
-        Arbitrary<String> currency = Arbitraries.of("EUR", "USD", "GBP", "CHF", "SEK", "JPY");
-        Arbitrary<ObjectNode> merchant = Combinators.combine(
-                        Arbitraries.strings().numeric().ofLength(6),
-                        Arbitraries.strings().all().ofMinLength(1).ofMaxLength(40),
-                        Arbitraries.strings().numeric().ofLength(4))
-                .as((id, name, mcc) -> {
-                    ObjectNode node = MAPPER.createObjectNode();
-                    node.put("id", "m-" + id).put("name", name).put("category", mcc);
-                    return node;
-                });
-        Arbitrary<Map<String, String>> extras = Arbitraries.maps(
-                        Arbitraries.strings()
-                                .alpha()
-                                .ofMinLength(1)
-                                .ofMaxLength(8)
-                                .map(k -> "x" + k),
-                        Arbitraries.strings().all().ofMaxLength(20))
-                .ofMaxSize(3);
-        Arbitrary<ObjectNode> payload = Combinators.combine(
-                        customer,
-                        cardNumber,
-                        emails(),
-                        amount,
-                        currency,
-                        merchant,
-                        Arbitraries.of("NL", "DE", "FR", "US"),
-                        Arbitraries.of("POS", "ECOMMERCE", "ATM", "CONTACTLESS", "MOTO"))
-                .as((cust, card, email, amt, cur, merch, country, channel) -> {
-                    ObjectNode node = MAPPER.createObjectNode();
-                    node.put("customerId", cust)
-                            .put("cardNumber", card)
-                            .put("email", email)
-                            .put("amount", amt)
-                            .put("currency", cur);
-                    node.set("merchant", merch);
-                    node.put("country", country).put("channel", channel);
-                    return node;
-                });
-        return Combinators.combine(
-                        eventId,
-                        Arbitraries.strings().all().ofMinLength(1).ofMaxLength(30),
-                        Arbitraries.longs().between(0, 4_000_000_000_000L),
-                        payload,
-                        extras)
-                .as((id, source, millis, body, extra) -> {
-                    ObjectNode event = MAPPER.createObjectNode();
-                    event.put("eventId", id)
-                            .put("type", "payments.transaction.v1")
-                            .put("source", source)
-                            .put(
-                                    "occurredAt",
-                                    java.time.Instant.ofEpochMilli(millis).toString())
-                            .put("key", body.get("customerId").textValue());
-                    event.set("payload", body);
-                    extra.forEach(event::put);
-                    return event;
-                });
+    static Gen<ObjectNode> payments() {
+        Gen<String> eventId = strings("abcdefghijklmnopqrstuvwxyz0123456789-_", 8, 64);
+        Gen<String> customer = digits(7).map(d -> "cust-" + d);
+        Gen<String> cardNumber = strings("0123456789", 12, 19);
+        Gen<BigDecimal> amount = longs().between(1, 100_000_000).map(cents -> BigDecimal.valueOf(cents, 2));
+        Gen<String> currency = Generate.pick(List.of("EUR", "USD", "GBP", "CHF", "SEK", "JPY"));
+        Gen<String> country = Generate.pick(List.of("NL", "DE", "FR", "US"));
+        Gen<String> channel = Generate.pick(List.of("POS", "ECOMMERCE", "ATM", "CONTACTLESS", "MOTO"));
+        Gen<String> merchantName = text(1, 40);
+        Gen<String> source = text(1, 30);
+        Gen<Long> occurredAt = longs().between(0, 4_000_000_000_000L);
+        Gen<List<Pair<String, String>>> extras = lists().of(
+                        strings("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 1, 8)
+                                .map(k -> "x" + k)
+                                .zip(text(0, 20), Pair::of))
+                .ofSizeBetween(0, 3);
+        Gen<String> emails = emails();
+        return in -> {
+            ObjectNode payload = MAPPER.createObjectNode();
+            String cust = customer.generate(in);
+            payload.put("customerId", cust)
+                    .put("cardNumber", cardNumber.generate(in))
+                    .put("email", emails.generate(in))
+                    .put("amount", amount.generate(in))
+                    .put("currency", currency.generate(in));
+            payload.putObject("merchant")
+                    .put("id", "m-" + digits(6).generate(in))
+                    .put("name", merchantName.generate(in))
+                    .put("category", digits(4).generate(in));
+            payload.put("country", country.generate(in)).put("channel", channel.generate(in));
+            ObjectNode event = MAPPER.createObjectNode();
+            event.put("eventId", eventId.generate(in))
+                    .put("type", "payments.transaction.v1")
+                    .put("source", source.generate(in))
+                    .put(
+                            "occurredAt",
+                            Instant.ofEpochMilli(occurredAt.generate(in)).toString())
+                    .put("key", cust);
+            event.set("payload", payload);
+            extras.generate(in).forEach(extra -> event.put(extra._1, extra._2));
+            return event;
+        };
     }
 
     /** Arbitrary e-mail-like strings of any Unicode text around an {@code @}. */
-    static Arbitrary<String> emails() {
-        Arbitrary<String> part = Arbitraries.strings().all().ofMinLength(1).ofMaxLength(24);
-        return Combinators.combine(part, part).as((local, domain) -> local + "@" + domain);
+    static Gen<String> emails() {
+        return text(1, 24).zip(text(1, 24), (local, domain) -> local + "@" + domain);
     }
 
     // ------------------------------------------------------------------------------------------
     // arbitrary nested schemas
 
-    @Property(tries = 1000)
-    void arbitrarySchemasLeakNoAnnotatedValue(@ForAll("cases") Case generated) throws Exception {
-        PiiPolicy policy = PiiPolicy.fromSchema(generated.schema());
-        ObjectNode event = generated.event().deepCopy();
-        Oracle oracle = new Oracle();
-        JsonNode expected = oracle.expected(generated.shape(), generated.event(), null);
-        for (String raw : oracle.raw) {
-            String needle = escaped(raw);
-            Assume.that(oracle.plain.stream().noneMatch(p -> p.contains(needle)));
-        }
+    static void arbitrarySchemasLeakNoAnnotatedValue(Function<JsonNode, Protection> policies) {
+        qt(TRIES)
+                .forAll(cases())
+                .assuming(generated -> {
+                    // no raw PII value may appear in a plain value or a property name by chance
+                    Oracle oracle = new Oracle();
+                    oracle.expected(generated.shape(), generated.event(), null);
+                    return oracle.raw.stream()
+                            .map(PiiLeakPropertyTest::escaped)
+                            .noneMatch(needle -> oracle.plain.stream().anyMatch(p -> p.contains(needle)));
+                })
+                .checkAssert(generated -> {
+                    Protection protection = policies.apply(generated.schema());
+                    ObjectNode event = generated.event().deepCopy();
+                    Oracle oracle = new Oracle();
+                    JsonNode expected = oracle.expected(generated.shape(), generated.event(), null);
 
-        policy.apply(event, TOKENIZER);
+                    protection.protect(event);
 
-        String out = MAPPER.writeValueAsString(event);
-        for (String raw : oracle.raw) {
-            assertThat(out).as("raw PII value %s", raw).doesNotContain(escaped(raw));
-        }
-        assertThat(event).isEqualTo(expected);
-        Statistics.label("annotated values")
-                .collect(oracle.raw.isEmpty() ? "none" : oracle.raw.size() < 5 ? "1-4" : "5+");
-        Statistics.label("policy fields").collect(Math.min(policy.fields().size(), 5));
+                    String out = json(event);
+                    for (String raw : oracle.raw) {
+                        assertThat(out).as("raw PII value %s", raw).doesNotContain(escaped(raw));
+                    }
+                    assertThat(event).isEqualTo(expected);
+                });
     }
 
     /** A generated schema (as a model and as JSON) with one generated event of it. */
@@ -227,55 +257,57 @@ class PiiLeakPropertyTest {
         }
     }
 
-    @Provide
-    Arbitrary<Case> cases() {
-        return object(3, false).filter(root -> !root.properties().isEmpty()).flatMap(root -> {
-            ObjectNode defs = MAPPER.createObjectNode();
-            ObjectNode schema = (ObjectNode) schemaOf(root, defs);
-            schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
-            schema.set("$defs", defs);
-            return value(root, null).map(event -> new Case(root, schema, (ObjectNode) event));
-        });
+    static Gen<Case> cases() {
+        return object(3, false, 1)
+                .map(root -> {
+                    ObjectNode defs = MAPPER.createObjectNode();
+                    ObjectNode schema = (ObjectNode) schemaOf(root, defs);
+                    schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+                    schema.set("$defs", defs);
+                    return Pair.of(root, schema);
+                })
+                .flatMap(p -> value(p._1, null).map(event -> new Case(p._1, p._2, (ObjectNode) event)));
     }
 
-    private static Arbitrary<Shape> shape(int depth) {
-        Arbitrary<Shape> leaf = Combinators.combine(
-                        Arbitraries.of(Kind.class),
-                        Arbitraries.of(Action.class).injectNull(0.4),
-                        Arbitraries.of(true, false))
-                .as(Leaf::new);
+    /** An action, or none ({@code null}) {@code percentNone} % of the time. */
+    private static Gen<Action> action(int percentNone) {
+        return Generate.enumValues(Action.class).toOptionals(percentNone).map(a -> a.orElse(null));
+    }
+
+    private static Gen<Shape> shape(int depth) {
+        Gen<Shape> leaf =
+                Generate.enumValues(Kind.class).zip(action(40), booleans().all(), Leaf::new);
         if (depth == 0) {
             return leaf;
         }
-        return Arbitraries.frequencyOf(
-                Tuple.of(4, leaf),
-                Tuple.of(2, object(depth - 1, true).map(o -> (Shape) o)),
-                Tuple.of(1, array(depth - 1).map(a -> (Shape) a)));
+        return Generate.frequency(List.of(
+                Pair.of(4, leaf),
+                Pair.of(2, object(depth - 1, true, 0).map(o -> (Shape) o)),
+                Pair.of(1, array(depth - 1).map(a -> (Shape) a))));
     }
 
-    private static Arbitrary<Obj> object(int depth, boolean annotatable) {
-        Arbitrary<Action> action = annotatable ? Arbitraries.of(Action.class).injectNull(0.85) : Arbitraries.just(null);
-        return Combinators.combine(
-                        Arbitraries.maps(names(), Arbitraries.lazy(() -> shape(depth)))
-                                .ofMaxSize(4),
-                        action,
-                        Arbitraries.of(true, false))
-                .as((properties, a, viaRef) -> {
-                    Obj obj = new Obj(new LinkedHashMap<>(properties), null, viaRef);
-                    return a == null ? obj : new Obj(((Obj) obj.plain()).properties(), a, viaRef);
-                });
+    /** An object of {@code minProperties} to four properties (fewer when generated names repeat). */
+    private static Gen<Obj> object(int depth, boolean annotatable, int minProperties) {
+        Gen<Action> action = annotatable ? action(85) : Generate.constant((Action) null);
+        Gen<Shape> child = in -> shape(depth).generate(in);
+        Gen<List<Pair<String, Shape>>> properties =
+                lists().of(names().zip(child, Pair::of)).ofSizeBetween(minProperties, 4);
+        return properties.zip(action, booleans().all(), (list, a, viaRef) -> {
+            Map<String, Shape> map = new LinkedHashMap<>();
+            list.forEach(p -> map.put(p._1, p._2));
+            Obj obj = new Obj(map, null, viaRef);
+            return a == null ? obj : new Obj(((Obj) obj.plain()).properties(), a, viaRef);
+        });
     }
 
-    private static Arbitrary<Arr> array(int depth) {
-        return Combinators.combine(
-                        Arbitraries.lazy(() -> shape(depth)),
-                        Arbitraries.of(Action.class).injectNull(0.8))
-                .as((items, a) -> a == null ? new Arr(items, null) : new Arr(items.plain(), a));
+    private static Gen<Arr> array(int depth) {
+        Gen<Shape> items = in -> shape(depth).generate(in);
+        return items.zip(action(80), (i, a) -> a == null ? new Arr(i, null) : new Arr(i.plain(), a));
     }
 
     /** Property names, with characters that need escaping in paths. */
-    private static Arbitrary<String> names() {
-        return Arbitraries.strings().withChars("abcxyz~/ *é").ofMinLength(1).ofMaxLength(5);
+    private static Gen<String> names() {
+        return strings("abcxyz~/ *\u00e9", 1, 5);
     }
 
     private static JsonNode schemaOf(Shape shape, ObjectNode defs) {
@@ -319,59 +351,52 @@ class PiiLeakPropertyTest {
     }
 
     /** A value of a shape; {@code inherited} is the action of an annotated container around it. */
-    private static Arbitrary<JsonNode> value(Shape shape, Action inherited) {
+    private static Gen<JsonNode> value(Shape shape, Action inherited) {
         Action effective = inherited != null ? inherited : shape.action();
         if (shape instanceof Leaf leaf) {
             return effective == null ? plainScalar(leaf.kind()) : piiScalar(leaf.kind());
         }
         if (shape instanceof Arr arr) {
-            return value(arr.items(), effective)
-                    .injectNull(0.1)
-                    .list()
-                    .ofMaxSize(3)
+            return lists().of(value(arr.items(), effective).toOptionals(10))
+                    .ofSizeBetween(0, 3)
                     .map(elements -> {
                         ArrayNode array = MAPPER.createArrayNode();
-                        elements.forEach(e -> array.add(e == null ? NullNode.getInstance() : e));
+                        elements.forEach(e -> array.add(e.orElse(NullNode.getInstance())));
                         return array;
                     });
         }
         Obj obj = (Obj) shape;
         List<String> names = new ArrayList<>(obj.properties().keySet());
-        List<Arbitrary<JsonNode>> members = new ArrayList<>();
+        List<Gen<JsonNode>> members = new ArrayList<>();
         for (String name : names) {
-            members.add(Arbitraries.frequencyOf(
-                    Tuple.of(14, value(obj.properties().get(name), effective)),
-                    Tuple.of(3, Arbitraries.just((JsonNode) MissingNode.getInstance())),
-                    Tuple.of(3, Arbitraries.just((JsonNode) NullNode.getInstance()))));
+            members.add(Generate.frequency(List.of(
+                    Pair.of(14, value(obj.properties().get(name), effective)),
+                    Pair.of(3, Generate.constant((JsonNode) MissingNode.getInstance())),
+                    Pair.of(3, Generate.constant((JsonNode) NullNode.getInstance())))));
         }
-        if (members.isEmpty()) {
-            return Arbitraries.just(0).map(ignored -> MAPPER.createObjectNode());
-        }
-        return Combinators.combine(members).as(values -> {
+        return in -> {
             ObjectNode node = MAPPER.createObjectNode();
             for (int i = 0; i < names.size(); i++) {
-                if (!values.get(i).isMissingNode()) {
-                    node.set(names.get(i), values.get(i).deepCopy());
+                JsonNode value = members.get(i).generate(in);
+                if (!value.isMissingNode()) {
+                    node.set(names.get(i), value.deepCopy());
                 }
             }
             return node;
-        });
+        };
     }
 
     /** Values that are not personal data: never contain an {@code @} nor twelve digits in a row. */
-    private static Arbitrary<JsonNode> plainScalar(Kind kind) {
+    private static Gen<JsonNode> plainScalar(Kind kind) {
         return switch (kind) {
-            case TEXT ->
-                Arbitraries.strings().all().excludeChars('@').ofMaxLength(12).map(TextNode::valueOf);
-            case DIGITS -> Arbitraries.strings().numeric().ofMaxLength(8).map(TextNode::valueOf);
+            case TEXT -> text(0, 12, '@').map(TextNode::valueOf);
+            case DIGITS -> strings("0123456789", 0, 8).map(TextNode::valueOf);
             case NUMBER ->
-                Arbitraries.oneOf(
-                        Arbitraries.integers().between(-1_000_000, 1_000_000).map(IntNode::valueOf),
-                        Arbitraries.bigDecimals()
-                                .between(new BigDecimal("-1000000"), new BigDecimal("1000000"))
-                                .ofScale(2)
-                                .map(DecimalNode::valueOf));
-            case BOOLEAN -> Arbitraries.of(true, false).map(BooleanNode::valueOf);
+                Generate.oneOf(
+                        Generate.range(-1_000_000, 1_000_000).map(IntNode::valueOf),
+                        longs().between(-100_000_000, 100_000_000)
+                                .map(cents -> DecimalNode.valueOf(BigDecimal.valueOf(cents, 2))));
+            case BOOLEAN -> booleans().all().map(BooleanNode::valueOf);
         };
     }
 
@@ -380,15 +405,13 @@ class PiiLeakPropertyTest {
      * {@code @} (tokens, masks and plain values have none), or twelve to nineteen digits (masks keep
      * four).
      */
-    private static Arbitrary<JsonNode> piiScalar(Kind kind) {
+    private static Gen<JsonNode> piiScalar(Kind kind) {
         return switch (kind) {
             case TEXT, BOOLEAN -> emails().map(TextNode::valueOf);
-            case DIGITS ->
-                Arbitraries.strings().numeric().ofMinLength(12).ofMaxLength(19).map(TextNode::valueOf);
+            case DIGITS -> strings("0123456789", 12, 19).map(TextNode::valueOf);
             case NUMBER ->
-                Combinators.combine(
-                                Arbitraries.longs().between(100_000_000_000L, Long.MAX_VALUE), Arbitraries.of(1, -1))
-                        .as((n, sign) -> (JsonNode) LongNode.valueOf(sign * n));
+                longs().between(100_000_000_000L, Long.MAX_VALUE)
+                        .zip(Generate.pick(List.of(1, -1)), (n, sign) -> (JsonNode) LongNode.valueOf(sign * n));
         };
     }
 
@@ -401,7 +424,7 @@ class PiiLeakPropertyTest {
         final List<String> plain = new ArrayList<>();
 
         /** The expected form of {@code value}; {@code null} when it is dropped. */
-        JsonNode expected(Shape shape, JsonNode value, Action inherited) throws JsonProcessingException {
+        JsonNode expected(Shape shape, JsonNode value, Action inherited) {
             if (value == null || value.isNull()) {
                 return value;
             }
@@ -412,7 +435,7 @@ class PiiLeakPropertyTest {
             }
             if (shape instanceof Leaf) {
                 if (effective == null) {
-                    plain.add(MAPPER.writeValueAsString(value));
+                    plain.add(json(value));
                     return value.deepCopy();
                 }
                 String text = value.isTextual() ? value.textValue() : value.asText();
@@ -454,29 +477,127 @@ class PiiLeakPropertyTest {
     // ------------------------------------------------------------------------------------------
     // the building blocks, on their own
 
-    @Property(tries = 1000)
-    void tokenIsTheTruncatedHmacOfJdkUtf8(@ForAll("anyText") String value) throws Exception {
-        assertThat(TOKENIZER.token(value)).isEqualTo(TokenizerTest.expectedToken(TokenizerTest.KEY, "tok_k1_", value));
+    static void tokenIsTheTruncatedHmacOfJdkUtf8(UnaryOperator<String> tokenizer) {
+        qt(TRIES)
+                .forAll(text(0, 300))
+                .checkAssert(value -> assertThat(tokenizer.apply(value))
+                        .isEqualTo(expectedToken(value.getBytes(StandardCharsets.UTF_8))));
     }
 
-    @Provide
-    Arbitrary<String> anyText() {
-        return Arbitraries.strings().all().ofMaxLength(300);
+    static void maskNeverShowsMoreThanFourCharacters(UnaryOperator<String> masker) {
+        qt(TRIES).forAll(text(0, 40)).checkAssert(value -> {
+            String masked = masker.apply(value);
+
+            assertThat(masked.codePointCount(0, masked.length())).isEqualTo(value.codePointCount(0, value.length()));
+            assertThat(masked.replace("*", "").length()).isLessThanOrEqualTo(Masker.KEEP_LAST);
+            if (value.length() > Masker.KEEP_LAST && !value.chars().allMatch(c -> c == '*')) {
+                assertThat(masked).isNotEqualTo(value);
+            }
+        });
     }
 
-    @Property(tries = 1000)
-    void maskNeverShowsMoreThanFourCharacters(@ForAll @StringLength(max = 40) String value) {
-        String masked = Masker.mask(value);
-
-        assertThat(masked.codePointCount(0, masked.length())).isEqualTo(value.codePointCount(0, value.length()));
-        assertThat(masked.replace("*", "").length()).isLessThanOrEqualTo(Masker.KEEP_LAST);
-        if (value.length() > Masker.KEEP_LAST && !value.chars().allMatch(c -> c == '*')) {
-            assertThat(masked).isNotEqualTo(value);
+    /** {@link #TOKENIZER}'s token of these bytes, computed with the JDK's HMAC. */
+    static String expectedToken(byte[] bytes) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(TokenizerTest.KEY, "HmacSHA256"));
+            return "tok_k1_"
+                    + Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(mac.doFinal(bytes), 16));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
         }
     }
 
-    static String escaped(String raw) throws JsonProcessingException {
-        String json = MAPPER.writeValueAsString(raw);
+    static String json(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String escaped(String raw) {
+        String json = json(TextNode.valueOf(raw));
         return json.substring(1, json.length() - 1);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // mutation checks
+
+    /** Each property, run against a deliberately broken implementation, is falsified. */
+    @Nested
+    class BrokenImplementationsAreCaught {
+
+        @Test
+        void aPolicyThatMasksTheEmailInsteadOfTokenizingIt() {
+            ObjectNode schema = PAYMENTS_SCHEMA.deepCopy();
+            ((ObjectNode) schema.at("/properties/payload/properties/email")).put("x-pii", "mask");
+            assertFalsified(() -> paymentEventsKeepNoCardNumberOrEmail(REAL.apply(schema)));
+        }
+
+        @Test
+        void aPolicyThatDoesNotLookIntoAllOf() {
+            assertFalsified(() -> arbitrarySchemasLeakNoAnnotatedValue(
+                    schema -> REAL.apply(replaced(schema, node -> node.has("allOf")))));
+        }
+
+        @Test
+        void aPolicyThatDoesNotFollowRefs() {
+            assertFalsified(() -> arbitrarySchemasLeakNoAnnotatedValue(
+                    schema -> REAL.apply(replaced(schema, node -> node.has("$ref")))));
+        }
+
+        @Test
+        void aTokenizerThatEncodesEachUtf16CharOnItsOwn() {
+            assertFalsified(() -> tokenIsTheTruncatedHmacOfJdkUtf8(value -> expectedToken(cesu8(value))));
+        }
+
+        @Test
+        void aMaskWithOneStarPerUtf16Char() {
+            assertFalsified(() -> maskNeverShowsMoreThanFourCharacters(value -> {
+                String masked = Masker.mask(value);
+                return masked.chars().allMatch(c -> c == '*') ? "*".repeat(value.length()) : masked;
+            }));
+        }
+    }
+
+    /**
+     * The schema with every subschema that matches replaced by {@code {}}, as a schema walker that
+     * does not understand that keyword would see it.
+     */
+    static JsonNode replaced(JsonNode schema, java.util.function.Predicate<JsonNode> matches) {
+        if (schema.isObject() && matches.test(schema)) {
+            return MAPPER.createObjectNode();
+        }
+        if (schema.isObject()) {
+            ObjectNode copy = MAPPER.createObjectNode();
+            schema.properties().forEach(e -> copy.set(e.getKey(), replaced(e.getValue(), matches)));
+            return copy;
+        }
+        if (schema.isArray()) {
+            ArrayNode copy = MAPPER.createArrayNode();
+            schema.forEach(element -> copy.add(replaced(element, matches)));
+            return copy;
+        }
+        return schema;
+    }
+
+    /** UTF-8 of each UTF-16 char separately (CESU-8): surrogates become three bytes each. */
+    static byte[] cesu8(String value) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x80) {
+                out.write(c);
+            } else if (c < 0x800) {
+                out.write(0xc0 | c >> 6);
+                out.write(0x80 | c & 0x3f);
+            } else {
+                out.write(0xe0 | c >> 12);
+                out.write(0x80 | c >> 6 & 0x3f);
+                out.write(0x80 | c & 0x3f);
+            }
+        }
+        return out.toByteArray();
     }
 }

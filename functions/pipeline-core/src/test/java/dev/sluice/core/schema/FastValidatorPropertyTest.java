@@ -1,28 +1,36 @@
 package dev.sluice.core.schema;
 
+import static dev.sluice.core.Theories.assertFalsified;
+import static dev.sluice.core.Theories.fromRandom;
+import static dev.sluice.core.Theories.qt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.schema.fast.FastValidator;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 /**
  * Random valid payments and click events, each mutated a few times at random (a member removed, replaced by a tricky
  * or random value, a character of a string inserted, deleted or replaced, a member added): the fast validator and
  * networknt must agree on every one, parsed with doubles and with exact decimals.
+ *
+ * <p>QuickTheories, fixed seed ({@link dev.sluice.core.Theories}); the events are built by plain code from a
+ * {@link Random} QuickTheories seeds ({@link dev.sluice.core.Theories#fromRandom}). Each property takes the fast
+ * validator under test; {@link BrokenValidatorsAreCaught} runs each against a deliberately broken one, which it must
+ * falsify.
  */
 class FastValidatorPropertyTest {
 
@@ -40,36 +48,93 @@ class FastValidatorPropertyTest {
     private static final String ATEXT = "abcdefghijklmnopqrstuvwxyz0123456789.!#$%&'*+/=?^_`{|}~-";
     private static final String NOISE = "09aZ-_.:@+ TtZz\n\u2028é😀[]\"%";
 
-    @Property(tries = 1500)
-    void mutatedPaymentsGetNetworkntsVerdict(@ForAll("payments") String json) {
-        assertAgree(PAYMENTS, json);
+    /** The fast validator under test, for a schema. */
+    static final Function<EventSchema, Predicate<JsonNode>> REAL =
+            schema -> schema.fastValidator().orElseThrow()::isValid;
+
+    @Test
+    void mutatedPaymentsGetNetworkntsVerdict() {
+        mutatedPaymentsGetNetworkntsVerdict(REAL);
     }
 
-    @Property(tries = 1000)
-    void mutatedClicksGetNetworkntsVerdict(@ForAll("clicks") String json) {
-        assertAgree(CLICKS, json);
+    @Test
+    void mutatedClicksGetNetworkntsVerdict() {
+        mutatedClicksGetNetworkntsVerdict(REAL);
     }
 
-    private static void assertAgree(EventSchema schema, String json) {
-        for (ObjectMapper mapper :
-                List.of(FastValidatorConformanceTest.DOUBLES, FastValidatorConformanceTest.DECIMALS)) {
-            JsonNode document = FastValidatorConformanceTest.read(mapper, json);
-            assertThat(FastValidatorConformanceTest.disagreement(schema, document, "random"))
-                    .isNull();
+    static void mutatedPaymentsGetNetworkntsVerdict(Function<EventSchema, Predicate<JsonNode>> fast) {
+        agreeOn(PAYMENTS, fast.apply(PAYMENTS), payments(), 1500);
+    }
+
+    static void mutatedClicksGetNetworkntsVerdict(Function<EventSchema, Predicate<JsonNode>> fast) {
+        agreeOn(CLICKS, fast.apply(CLICKS), clicks(), 1000);
+    }
+
+    /**
+     * The fast validator and networknt agree on every generated document; both verdicts (valid, invalid) are common
+     * among them, so the agreement means something.
+     */
+    private static void agreeOn(EventSchema schema, Predicate<JsonNode> fast, Gen<String> documents, int tries) {
+        int[] verdicts = new int[3]; // valid, invalid, networknt throws
+        qt(tries).forAll(documents).checkAssert(json -> {
+            for (ObjectMapper mapper :
+                    List.of(FastValidatorConformanceTest.DOUBLES, FastValidatorConformanceTest.DECIMALS)) {
+                JsonNode document = FastValidatorConformanceTest.read(mapper, json);
+                assertThat(disagreement(schema, fast, document)).isNull();
+            }
+            Boolean verdict = FastValidatorConformanceTest.reference(
+                    schema, FastValidatorConformanceTest.read(FastValidatorConformanceTest.DOUBLES, json));
+            verdicts[verdict == null ? 2 : verdict ? 0 : 1]++;
+        });
+        assertThat(100.0 * verdicts[0] / tries).as("%% valid").isGreaterThan(10);
+        assertThat(100.0 * verdicts[1] / tries).as("%% invalid").isGreaterThan(10);
+    }
+
+    /**
+     * As {@link FastValidatorConformanceTest#disagreement}, for any fast validator: a document networknt throws on
+     * must be "not valid" to the fast path.
+     */
+    private static String disagreement(EventSchema schema, Predicate<JsonNode> fast, JsonNode document) {
+        Boolean expected = FastValidatorConformanceTest.reference(schema, document);
+        boolean actual = fast.test(document);
+        if (expected == null ? actual : actual != expected) {
+            return schema.name() + " | networknt " + (expected == null ? "throws" : expected) + ", fast " + actual
+                    + " | " + document;
         }
-        Boolean verdict = FastValidatorConformanceTest.reference(
-                schema, FastValidatorConformanceTest.read(FastValidatorConformanceTest.DOUBLES, json));
-        Statistics.collect(verdict == null ? "networknt error" : verdict ? "valid" : "invalid");
+        return null;
     }
 
-    @Provide
-    Arbitrary<String> payments() {
-        return Arbitraries.randomValue(random -> mutate(payment(random), random));
+    static Gen<String> payments() {
+        return fromRandom(random -> mutate(payment(random), random));
     }
 
-    @Provide
-    Arbitrary<String> clicks() {
-        return Arbitraries.randomValue(random -> mutate(click(random), random));
+    static Gen<String> clicks() {
+        return fromRandom(random -> mutate(click(random), random));
+    }
+
+    // ---------------------------------------------------------------- mutation checks
+
+    /** Each property, run against a deliberately broken fast validator, is falsified. */
+    @Nested
+    class BrokenValidatorsAreCaught {
+
+        @Test
+        void aValidatorThatIgnoresFormats() {
+            assertFalsified(() -> mutatedPaymentsGetNetworkntsVerdict(schema -> compiledWithout(schema, "format")));
+        }
+
+        @Test
+        void aValidatorThatIgnoresAdditionalProperties() {
+            assertFalsified(
+                    () -> mutatedClicksGetNetworkntsVerdict(schema -> compiledWithout(schema, "additionalProperties")));
+        }
+    }
+
+    /** The fast validator of the schema without one keyword, as a validator that skips that keyword would be. */
+    static Predicate<JsonNode> compiledWithout(EventSchema schema, String keyword) {
+        JsonNode document = schema.document().deepCopy();
+        document.findParents(keyword).forEach(parent -> ((ObjectNode) parent).remove(keyword));
+        return FastValidator.compile(document).orElseThrow()::isValid;
     }
 
     // ---------------------------------------------------------------- valid events
