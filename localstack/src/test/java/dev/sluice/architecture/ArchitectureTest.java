@@ -1,5 +1,6 @@
 package dev.sluice.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -7,6 +8,8 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.sluice.core.SluiceException;
+import dev.sluice.core.stage.SinkException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,12 +36,18 @@ class ArchitectureTest {
         "dev.sluice.bench..",
     };
 
+    private static final java.util.regex.Pattern SLUICE_JAR =
+            java.util.regex.Pattern.compile(".*/sluice-[a-z0-9-]+\\.jar!/.*");
+
     private static JavaClasses classes;
 
     @BeforeAll
     static void importClasses() {
         classes = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                // only Sluice's own modules: their classes directories (a reactor test run) or jars
+                // (after package); scanning every third-party jar for dev.sluice would take minutes
+                .withImportOption(location -> location.contains("/target/classes/") || location.matches(SLUICE_JAR))
                 .importPackages("dev.sluice");
     }
 
@@ -110,6 +119,27 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("dev.sluice.localstack.cli.."));
+    }
+
+    @Test
+    void sluiceExceptionsShareOneUncheckedRoot() {
+        // the public exceptions callers see; SinkException stays checked (its retryable flag is part
+        // of every sink's contract); private control-flow signals (a lost optimistic-lock race, a
+        // keyword the fast validator hands to the reference validator, an injected crash) are not
+        // errors of Sluice; the emulators and the planner know nothing of the core
+        check(classes()
+                .that()
+                .areAssignableTo(Throwable.class)
+                .and()
+                .arePublic()
+                .and()
+                .areTopLevelClasses()
+                .and()
+                .resideInAnyPackage(concat(DEPLOYED, new String[] {"dev.sluice.localstack.."}))
+                .and()
+                .doNotHaveFullyQualifiedName(SinkException.class.getName())
+                .should()
+                .beAssignableTo(SluiceException.class));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sluice.aws;
 
+import dev.sluice.core.ConfigurationException;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +39,7 @@ public final class AwsClients implements AutoCloseable {
         this.http = UrlConnectionHttpClient.builder().build();
         this.region = Region.of(Optional.ofNullable(environment.get("AWS_REGION"))
                 .or(() -> Optional.ofNullable(environment.get("AWS_DEFAULT_REGION")))
-                .orElseThrow(() -> new IllegalStateException("AWS_REGION is not set")));
+                .orElseThrow(() -> new ConfigurationException("AWS_REGION is not set")));
         this.credentials = credentials(environment);
     }
 

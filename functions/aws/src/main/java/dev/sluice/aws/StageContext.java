@@ -1,6 +1,7 @@
 package dev.sluice.aws;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.ConfigurationException;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import java.util.Map;
@@ -30,7 +31,7 @@ public record StageContext(
     /**
      * The value of a variable the stage cannot run without.
      *
-     * @throws IllegalStateException naming the variable when it is missing or blank
+     * @throws ConfigurationException naming the variable when it is missing or blank
      */
     public String required(String name) {
         return required(env, name);
@@ -39,7 +40,7 @@ public record StageContext(
     static String required(Map<String, String> env, String name) {
         String value = env.get(name);
         if (value == null || value.isBlank()) {
-            throw new IllegalStateException("environment variable " + name + " is not set");
+            throw new ConfigurationException("environment variable " + name + " is not set");
         }
         return value;
     }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.aws.FunctionEnvironment;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.metrics.EmfMetrics;
+import dev.sluice.core.ConfigurationException;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
@@ -193,6 +194,7 @@ class KinesisStageHandlerTest {
     @Test
     void missingConfigurationNamesTheVariable() {
         assertThatThrownBy(() -> StageRuntime.fromEnvironment(Map.of("SLUICE_PIPELINE", "payments")))
+                .isInstanceOf(ConfigurationException.class)
                 .hasMessage("environment variable SLUICE_STAGE is not set");
         assertThatThrownBy(() -> StageRuntime.fromEnvironment(Map.of(
                         "SLUICE_PIPELINE", "payments",
@@ -200,6 +202,7 @@ class KinesisStageHandlerTest {
                         "AWS_REGION", "eu-west-1",
                         "AWS_ACCESS_KEY_ID", "x",
                         "AWS_SECRET_ACCESS_KEY", "y")))
+                .isInstanceOf(ConfigurationException.class)
                 .hasMessage("environment variable SLUICE_LAKE_BUCKET is not set");
     }
 

@@ -1,7 +1,9 @@
 package dev.sluice.localstack.cli;
 
+import dev.sluice.core.SluiceException;
+
 /** A bad command line: reported in one line, with the usage, and exit status 2. */
-final class UsageException extends RuntimeException {
+final class UsageException extends SluiceException {
 
     private static final long serialVersionUID = 1L;
 

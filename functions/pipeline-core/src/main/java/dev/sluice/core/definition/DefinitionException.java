@@ -2,6 +2,7 @@ package dev.sluice.core.definition;
 
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
+import dev.sluice.core.ConfigurationException;
 import java.util.TreeSet;
 
 /**
@@ -9,7 +10,7 @@ import java.util.TreeSet;
  * the field and the problem: {@code pipelines/payments.yaml:31: stages.validate.batching.batchSize:
  * must be positive, got 0}.
  */
-public final class DefinitionException extends RuntimeException {
+public final class DefinitionException extends ConfigurationException {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package dev.sluice.core.pii;
 
+import dev.sluice.core.SluiceException;
+
 /**
  * A secret could not be produced: it does not exist, is empty, may not be read or its store could
  * not be reached. The message names the secret and the reason, never the secret's value.
@@ -8,7 +10,7 @@ package dev.sluice.core.pii;
  * network error, a store that is briefly unavailable), where retrying the batch may succeed; {@code
  * false} for configuration errors (missing secret, no permission), which no retry repairs.
  */
-public class SecretUnavailableException extends RuntimeException {
+public class SecretUnavailableException extends SluiceException {
 
     private static final long serialVersionUID = 1L;
 
