@@ -22,8 +22,7 @@ class AmountScaleTest {
     private static JsonNode payment(String amount, boolean decimals) throws IOException {
         ObjectNode event = SchemaCatalogTest.fixture("payment-valid.json");
         String json = event.toString().replace("42.95", amount);
-        return (decimals ? FastValidatorConformanceTest.DECIMALS : FastValidatorConformanceTest.DOUBLES)
-                .readTree(json);
+        return (decimals ? FastValidatorConformanceTest.DECIMALS : FastValidatorConformanceTest.DOUBLES).readTree(json);
     }
 
     @ParameterizedTest
