@@ -50,8 +50,12 @@ class FaultSuiteIT {
         }
     }
 
+    /** Every scenario, or only the one named by {@code -Dfaults.scenario=NAME} (to run one while working on it). */
     static List<FaultScenario> scenarios() {
-        return FaultSuite.scenarios(EVENTS);
+        String only = System.getProperty("faults.scenario");
+        return FaultSuite.scenarios(EVENTS).stream()
+                .filter(s -> only == null || only.isBlank() || s.name().equals(only))
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -70,6 +74,11 @@ class FaultSuiteIT {
             assertThat(row.deliveries()).isGreaterThan(row.effects());
             assertThat(row.absorbed()).as("duplicates absorbed by the sinks").isPositive();
         }
+    }
+
+    @Test
+    void suiteRefusesRecordsAtTheAggregateStore() {
+        assertThat(FaultSuite.scenarios(EVENTS)).extracting(FaultScenario::name).contains("aggregate-rejects-record");
     }
 
     @Test

@@ -278,4 +278,150 @@ class AggregateSinkIT {
         assertThat(count(item)).isEqualTo(10);
         assertThat(number(item, "sum")).isEqualByComparingTo(sum(1, 10));
     }
+
+    /** The partials of one batch of EUR records of a shard: sequence {@code i} → its value. */
+    private static List<PartialAggregate> batchOf(String shard, Map<Integer, String> values) {
+        TumblingWindows.Batch batch = WINDOWS.startBatch();
+        new java.util.TreeMap<>(values).forEach((i, value) -> {
+            Instant at = HOUR.plusSeconds(i);
+            batch.add("EUR", at, new BigDecimal(value), at.plusSeconds(1), shard, sequence(i));
+        });
+        return batch.finish();
+    }
+
+    private static List<String> refusedSequences(SinkReport report) {
+        return report.refused().stream().map(SinkReport.Refused::sequenceNumber).toList();
+    }
+
+    @Test
+    void aRecordThatWouldOverflowTheSumIsLeftOutAndTheRestIsCounted(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        String nearlyFull = "999999999999999999999999999999999990.00"; // 38 digits at scale 2
+        sink.write(batchOf(SHARD_A, Map.of(1, nearlyFull)));
+
+        // +4 fits, +7 on top would need 39 digits, +3 fits again
+        SinkReport report = sink.write(batchOf(SHARD_A, Map.of(2, "4.00", 3, "7.00", 4, "3.00")));
+
+        assertThat(report.applied()).isEqualTo(2);
+        assertThat(report.absorbedDuplicates()).isZero();
+        assertThat(report.refused()).singleElement().satisfies(r -> {
+            assertThat(r.shardId()).isEqualTo(SHARD_A);
+            assertThat(r.sequenceNumber()).isEqualTo(sequence(3));
+            assertThat(r.reason())
+                    .contains("the sum would be")
+                    .contains("39 digits")
+                    .contains("at most 38");
+        });
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(3);
+        // DynamoDB keeps numbers without trailing zeros: the exact 999...997.00 reads back as 999...997
+        assertThat(item.get("sum").n()).isEqualTo("999999999999999999999999999999999997");
+        assertThat(item.get("wm_" + SHARD_A).s()).isEqualTo(SequenceNumbers.fixedWidth(sequence(4)));
+        assertThat(item.get("rj_" + SHARD_A).m()).containsOnlyKeys(SequenceNumbers.fixedWidth(sequence(3)));
+    }
+
+    @Test
+    void aRedeliveredBatchRefusesTheSameRecordAgainAndCountsNothingTwice(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        sink.write(batchOf(SHARD_A, Map.of(1, "999999999999999999999999999999999990.00")));
+        Map<Integer, String> batch = Map.of(2, "4.00", 3, "7.00", 4, "3.00");
+        SinkReport first = sink.write(batchOf(SHARD_A, batch));
+
+        // the dead-letter queue failed after the sink was durable: the whole batch comes again, and longer
+        SinkReport replay = sink.write(batchOf(SHARD_A, batch));
+        SinkReport longer = sink.write(batchOf(SHARD_A, Map.of(2, "4.00", 3, "7.00", 4, "3.00", 5, "-20.00")));
+
+        assertThat(replay.applied()).isZero();
+        assertThat(replay.absorbedDuplicates()).isEqualTo(2);
+        assertThat(replay.refused()).isEqualTo(first.refused());
+        assertThat(longer.applied()).isEqualTo(1);
+        assertThat(longer.absorbedDuplicates()).isEqualTo(2);
+        assertThat(refusedSequences(longer)).containsExactly(sequence(3));
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(4);
+        assertThat(item.get("sum").n()).isEqualTo("999999999999999999999999999999999977");
+    }
+
+    @Test
+    void aKeyTheStoreRefusesLeavesOutItsRecordsOnlyAndDecidesTheSameOnRedelivery(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        String tooLong = "k".repeat(2100); // the item key would exceed DynamoDB's 2,048 bytes
+        TumblingWindows.Batch batch = WINDOWS.startBatch();
+        for (int i = 1; i <= 6; i++) {
+            Instant at = HOUR.plusSeconds(i);
+            batch.add(i % 3 == 0 ? tooLong : "EUR", at, value(i), at.plusSeconds(1), SHARD_A, sequence(i));
+        }
+        List<PartialAggregate> partials = batch.finish();
+
+        SinkReport first = sink.write(partials);
+        SinkReport again = sink.write(partials);
+
+        assertThat(first.applied()).isEqualTo(4);
+        assertThat(refusedSequences(first)).containsExactly(sequence(3), sequence(6));
+        assertThat(first.refused())
+                .allSatisfy(r -> assertThat(r.reason())
+                        .startsWith("DynamoDB refused the update (ValidationException): ")
+                        .contains("2048 bytes"));
+        assertThat(again.applied()).isZero();
+        assertThat(again.absorbedDuplicates()).isEqualTo(4);
+        assertThat(again.refused()).isEqualTo(first.refused());
+        assertThat(count(item(aws, table, "EUR"))).isEqualTo(4);
+    }
+
+    @Test
+    void aValidationErrorIsPinnedOnTheRecordThatCausesItByHalving(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        // stands in for DynamoDB refusing one record's value for good: every update whose max would
+        // be 777.77 is refused with a ValidationException, on every attempt
+        FaultInjector faults = new FaultInjector()
+                .refuse(
+                        "UpdateItem",
+                        table,
+                        request -> request instanceof software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest u
+                                && u.expressionAttributeNames().entrySet().stream()
+                                        .anyMatch(n -> n.getValue().equals("max")
+                                                && u.expressionAttributeValues()
+                                                        .get(":" + n.getKey().substring(1))
+                                                        .n()
+                                                        .equals("777.77")),
+                        "the value 777.77 is refused");
+        DynamoDbClient refusing = DynamoDbClient.builder()
+                .endpointOverride(aws.dynamoDbEndpoint())
+                .region(aws.region())
+                .credentialsProvider(aws.credentialsProvider())
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(faults))
+                .build();
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(refusing, table, WRITERS);
+        Map<Integer, String> values = new java.util.HashMap<>();
+        for (int i = 1; i <= 20; i++) {
+            values.put(i, i == 13 ? "777.77" : i + ".00");
+        }
+
+        SinkReport report = sink.write(batchOf(SHARD_A, values));
+        SinkReport replay = sink.write(batchOf(SHARD_A, values));
+
+        assertThat(report.applied()).isEqualTo(19);
+        assertThat(report.refused()).singleElement().satisfies(r -> {
+            assertThat(r.sequenceNumber()).isEqualTo(sequence(13));
+            assertThat(r.reason())
+                    .isEqualTo("DynamoDB refused the update (ValidationException): One or more parameter values"
+                            + " were invalid: the value 777.77 is refused");
+        });
+        assertThat(faults.refused()).isGreaterThanOrEqualTo(2);
+        assertThat(replay.applied()).isZero();
+        assertThat(replay.absorbedDuplicates()).isEqualTo(19);
+        assertThat(replay.refused()).isEqualTo(report.refused());
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(19);
+        assertThat(item.get("sum").n()).isEqualTo("197"); // 1 + ... + 20 without 13
+        assertThat(item.get("max").n()).isEqualTo("20");
+    }
 }
