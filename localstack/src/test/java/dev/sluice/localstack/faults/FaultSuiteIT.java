@@ -50,11 +50,15 @@ class FaultSuiteIT {
         }
     }
 
-    /** Every scenario, or only the one named by {@code -Dfaults.scenario=NAME} (to run one while working on it). */
+    /**
+     * Every scenario, or only those named by {@code -Dfaults.scenario=NAME[,NAME...]} (to run a few
+     * while working on them).
+     */
     static List<FaultScenario> scenarios() {
-        String only = System.getProperty("faults.scenario");
+        String only = System.getProperty("faults.scenario", "");
+        List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
         return FaultSuite.scenarios(EVENTS).stream()
-                .filter(s -> only == null || only.isBlank() || s.name().equals(only))
+                .filter(s -> names.isEmpty() || names.contains(s.name()))
                 .toList();
     }
 
