@@ -218,6 +218,7 @@ public final class FaultSuite {
                                 .sdk("SendMessageBatch", plan.queueUrl(DLQ), 2, Fault.NOT_SENT)
                                 .sdk("UpdateItem", plan.table(AGGREGATE), 3, Fault.TIMEOUT)
                                 .sdk("PutRecords", plan.stream(INPUT), 2, Fault.RESPONSE_LOST)
+                                .aggregateRefuses(plan.table(AGGREGATE), 0.05)
                                 .crashAfterWrites(3)
                                 .midway(Action.SPLIT_SHARD)
                                 .midway(Action.KILL_RUNNER)

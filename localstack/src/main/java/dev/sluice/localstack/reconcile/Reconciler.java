@@ -204,8 +204,23 @@ public final class Reconciler {
         long deadLettered = 0;
         Map<String, Boolean> latePositions = new HashMap<>();
         Set<String> refusedSeen = new java.util.HashSet<>();
+        Map<String, String> refusedPayloads = new HashMap<>();
+        for (LedgerEntry entry : ledger) {
+            if (refusedByAggregate.contains(entry.event().eventId())) {
+                refusedPayloads.put(
+                        new String(entry.event().data(), StandardCharsets.UTF_8),
+                        entry.event().eventId());
+            }
+        }
         for (var e : deadLetters.entrySet()) {
             LedgerEntry valid = validPositions.get(e.getKey());
+            String refusedCopy = refusedPayloads.get(deadLetterPayloads.get(e.getKey()));
+            if (valid == null && refusedCopy != null && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
+                // the copy of a refused payment whose put got no answer and was sent again: the copy the
+                // stream holds first is the one the stage kept (and the aggregate store refused)
+                refusedSeen.add(refusedCopy);
+                continue;
+            }
             if (valid != null
                     && refusedByAggregate.contains(valid.event().eventId())
                     && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
