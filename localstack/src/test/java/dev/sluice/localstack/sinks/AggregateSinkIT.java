@@ -424,4 +424,80 @@ class AggregateSinkIT {
         assertThat(item.get("sum").n()).isEqualTo("197"); // 1 + ... + 20 without 13
         assertThat(item.get("max").n()).isEqualTo("20");
     }
+
+    /**
+     * Seeded random deliveries of one shard near the sum's limit: batches of random length, some
+     * delivered again (the same batch, or longer, as after a failed dead-letter send) and some
+     * bisected halves replayed. Whatever the order, each record is either counted once or refused
+     * — by every delivery that carries it, with the same message — and the item holds exactly the
+     * counted records.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1L, 7L, 42L})
+    void underRandomRedeliveriesEachRecordIsCountedOnceOrRefusedEveryTime(long seed, LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        java.util.Random random = new java.util.Random(seed);
+        int records = 60;
+        Map<Integer, String> values = new java.util.TreeMap<>();
+        values.put(0, "999999999999999999999999999999999000.00");
+        for (int i = 1; i <= records; i++) {
+            values.put(
+                    i, BigDecimal.valueOf(random.nextInt(120_001) - 40_000, 2).toPlainString());
+        }
+        Map<String, String> refusedWith = new java.util.HashMap<>();
+        long applied = 0;
+        int next = 0;
+        while (next <= records) {
+            int end = Math.min(records, next + random.nextInt(10));
+            List<int[]> deliveries = new ArrayList<>();
+            deliveries.add(new int[] {next, end});
+            if (random.nextInt(3) == 0) {
+                int longer = Math.min(records, end + random.nextInt(5));
+                deliveries.add(new int[] {next, longer});
+                end = longer;
+            }
+            if (random.nextInt(3) == 0) {
+                deliveries.add(new int[] {next, next + (end - next) / 2}); // a bisected half, replayed
+            }
+            for (int[] delivery : deliveries) {
+                Map<Integer, String> batch = new java.util.TreeMap<>(values).subMap(delivery[0], delivery[1] + 1);
+                SinkReport report = sink.write(batchOf(SHARD_A, batch));
+                applied += report.applied();
+                for (SinkReport.Refused refused : report.refused()) {
+                    String earlier = refusedWith.putIfAbsent(refused.sequenceNumber(), refused.reason());
+                    assertThat(earlier)
+                            .as("the same decision, the same message")
+                            .isIn(null, refused.reason());
+                }
+                // a record refused once is refused by every later delivery that carries it
+                for (int i = delivery[0]; i <= delivery[1]; i++) {
+                    if (refusedWith.containsKey(sequence(i))) {
+                        assertThat(refusedSequences(report)).contains(sequence(i));
+                    }
+                }
+                assertThat(report.applied()
+                                + report.absorbedDuplicates()
+                                + report.refused().size())
+                        .as("every record of the delivery is accounted for once")
+                        .isEqualTo(delivery[1] - delivery[0] + 1);
+            }
+            next = end + 1;
+        }
+
+        BigDecimal counted = BigDecimal.ZERO;
+        for (var e : values.entrySet()) {
+            if (!refusedWith.containsKey(sequence(e.getKey()))) {
+                counted = counted.add(new BigDecimal(e.getValue()));
+            }
+        }
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(refusedWith)
+                .as("the sum came near its limit: some records were refused")
+                .isNotEmpty();
+        assertThat(count(item)).isEqualTo(applied).isEqualTo(records + 1 - refusedWith.size());
+        assertThat(number(item, "sum")).isEqualByComparingTo(counted);
+        assertThat(TumblingWindows.fits(number(item, "sum"), 2)).isTrue();
+    }
 }
