@@ -5,16 +5,20 @@ import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.window.PartialAggregate;
 import dev.sluice.core.window.SequenceNumbers;
+import dev.sluice.core.window.TumblingWindows;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -59,6 +64,24 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * again and the partial re-restricted, up to {@value #MAX_ATTEMPTS} times. Two requests per item per
  * batch; items of a batch are written concurrently.
  *
+ * <h2>Records the store refuses</h2>
+ *
+ * A total that would not fit what a DynamoDB number holds ({@value TumblingWindows#PRECISION}
+ * digits: an overflow) is refused here, before any request; DynamoDB may refuse an update for good
+ * too (HTTP 400 {@code ValidationException}, {@link SdkErrors#rejectsRecord}). Either way the sink
+ * finds the records that make the update unacceptable instead of failing the batch: it writes the
+ * longest acceptable prefix of the partial's records (in sequence order), halving the prefix after
+ * each refusal, until a single record is refused alone; that record is left out and reported
+ * {@linkplain SinkReport#refused() refused} with the store's message (the batch processor
+ * dead-letters it as {@code SINK_REJECTED}), and the rest is counted. A refused record's sequence
+ * number and message are stored on the item ({@code rj_<shardId>}, a map) in the same conditional
+ * write that moves the watermark past it, so a redelivery of the batch refuses it again, with the
+ * same message, rather than counting it or forgetting it. A refusal no single record explains (the
+ * item key itself is refused, so not even the refusal can be stored) leaves out every record of the
+ * partial: each is dead-lettered with the message, nothing is stored, and a redelivery decides the
+ * same way again; the shard is never blocked. Cost: nothing when nothing is refused; about two
+ * requests per halving otherwise.
+ *
  * <p>Correct as long as one shard's records reach an item in sequence order, which holds for one
  * batch at a time per shard; with a parallelization factor above one, the definition checks require
  * the aggregate key to be the stream's partition key, so concurrent batches of a shard never share
@@ -79,6 +102,14 @@ public final class DynamoDbAggregateSink implements AggregateSink {
     public static final String UPDATED_AT = "updatedAt";
     /** Prefix of the per-shard watermark attributes: {@code wm_shardId-000000000001}. */
     public static final String WATERMARK_PREFIX = "wm_";
+    /**
+     * Prefix of the per-shard refusal attributes: {@code rj_shardId-000000000001}, a map from the
+     * fixed-width sequence number of each record of that shard the store refused to its message.
+     */
+    public static final String REFUSED_PREFIX = "rj_";
+
+    /** The longest refusal message kept on an item. */
+    static final int MAX_REASON = 400;
 
     /** Read-compute-write rounds per item before the batch is failed (and delivered again). */
     static final int MAX_ATTEMPTS = 10;
@@ -122,6 +153,11 @@ public final class DynamoDbAggregateSink implements AggregateSink {
         return partial.aggregate() + "#" + partial.key() + "#" + partial.windowStart();
     }
 
+    /** The attribute holding the records of a shard the store refused for this item. */
+    public static String refusedAttribute(String shardId) {
+        return REFUSED_PREFIX + shardId;
+    }
+
     /** The attribute holding a shard's watermark. */
     public static String watermarkAttribute(String shardId) {
         return WATERMARK_PREFIX + shardId;
@@ -136,14 +172,16 @@ public final class DynamoDbAggregateSink implements AggregateSink {
     public SinkReport write(List<PartialAggregate> partials) throws SinkException {
         AtomicLong applied = new AtomicLong();
         AtomicLong absorbed = new AtomicLong();
+        Queue<SinkReport.Refused> refused = new ConcurrentLinkedQueue<>();
         List<CompletableFuture<Void>> writes = new ArrayList<>(partials.size());
         for (PartialAggregate partial : partials) {
             String table = table(partial.aggregate());
             writes.add(CompletableFuture.runAsync(
                     () -> {
-                        long counted = apply(table, partial);
-                        applied.addAndGet(counted);
-                        absorbed.addAndGet(partial.count() - counted);
+                        Outcome outcome = apply(table, partial);
+                        applied.addAndGet(outcome.counted);
+                        absorbed.addAndGet(outcome.absorbed);
+                        refused.addAll(outcome.refused);
                     },
                     writers));
         }
@@ -157,9 +195,15 @@ public final class DynamoDbAggregateSink implements AggregateSink {
             if (cause instanceof Contention contention) {
                 throw new SinkException(contention.getMessage(), true, contention);
             }
+            if (cause instanceof Unattributable unattributable) {
+                throw new SinkException(unattributable.getMessage(), false, unattributable);
+            }
             throw new SinkException("update aggregates in " + name() + ": " + cause, false, cause);
         }
-        return new SinkReport(Math.toIntExact(applied.get()), Math.toIntExact(absorbed.get()));
+        List<SinkReport.Refused> sorted = new ArrayList<>(refused);
+        sorted.sort(Comparator.comparing(SinkReport.Refused::shardId)
+                .thenComparing(SinkReport.Refused::sequenceNumber, SequenceNumbers::compare));
+        return new SinkReport(Math.toIntExact(applied.get()), Math.toIntExact(absorbed.get()), List.of(), sorted);
     }
 
     private String table(String aggregate) throws SinkException {
@@ -171,70 +215,320 @@ public final class DynamoDbAggregateSink implements AggregateSink {
         return table;
     }
 
-    /** Applies the part of the partial the item has not counted; returns how many events that was. */
-    private long apply(String table, PartialAggregate partial) {
+    /** What one partial came to: records counted now, counted before, and refused. */
+    private static final class Outcome {
+        long counted;
+        long absorbed;
+        final List<SinkReport.Refused> refused = new ArrayList<>();
+    }
+
+    /** The store refuses an update for good; the message says why. */
+    private static final class Refusal extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Refusal(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Applies the part of the partial the item has not counted, leaving out (and reporting) the
+     * records the store refuses.
+     */
+    private Outcome apply(String table, PartialAggregate partial) {
         Map<String, AttributeValue> key = Map.of(PARTITION_KEY, AttributeValue.fromS(itemKey(partial)));
         String watermark = watermarkAttribute(partial.shardId());
         for (int attempt = 1; ; attempt++) {
-            Map<String, AttributeValue> item = dynamoDb.getItem(
-                            b -> b.tableName(table).key(key).consistentRead(true))
-                    .item();
-            boolean exists = item != null && !item.isEmpty();
-            AttributeValue stored = exists ? item.get(watermark) : null;
-            Optional<PartialAggregate> rest =
-                    partial.after(stored == null ? null : SequenceNumbers.fromFixedWidth(stored.s()));
+            Map<String, AttributeValue> item;
+            try {
+                item = read(table, key);
+            } catch (AwsServiceException e) {
+                if (!SdkErrors.rejectsRecord(e)) {
+                    throw e;
+                }
+                return refusedItem(table, partial, refusal(e), new Outcome(), Map.of());
+            }
+            Outcome outcome = new Outcome();
+            Optional<PartialAggregate> rest = uncounted(item, partial, outcome);
             if (rest.isEmpty()) {
-                return 0;
+                return outcome;
             }
             try {
-                dynamoDb.updateItem(update(table, key, exists ? item : null, rest.get(), watermark));
-                return rest.get().count();
+                dynamoDb.updateItem(update(table, key, item, partial, rest.get(), null));
+                outcome.counted = rest.get().count();
+                return outcome;
             } catch (ConditionalCheckFailedException changed) {
-                if (attempt >= MAX_ATTEMPTS) {
-                    throw new Contention("aggregate item " + itemKey(partial) + " in " + table + " changed under "
-                            + MAX_ATTEMPTS + " consecutive writes; the batch is delivered again");
+                contended(partial, table, attempt);
+            } catch (Refusal refusal) {
+                return isolate(table, key, partial, refusal);
+            } catch (AwsServiceException e) {
+                if (!SdkErrors.rejectsRecord(e)) {
+                    throw e;
                 }
-                LOG.debug(
-                        "aggregate item {} changed since read (attempt {}); reading again", itemKey(partial), attempt);
-                pause(attempt);
+                return isolate(table, key, partial, refusal(e));
             }
         }
     }
 
+    /**
+     * The partial's records after the shard's watermark; those at or before it are counted into
+     * {@code outcome} as absorbed duplicates, or as refused again when the item remembers refusing
+     * them (with the message it gave then).
+     */
+    private static Optional<PartialAggregate> uncounted(
+            Map<String, AttributeValue> item, PartialAggregate partial, Outcome outcome) {
+        AttributeValue stored = item == null ? null : item.get(watermarkAttribute(partial.shardId()));
+        String mark = stored == null ? null : SequenceNumbers.fromFixedWidth(stored.s());
+        Optional<PartialAggregate> rest = partial.after(mark);
+        long behind = partial.count() - rest.map(PartialAggregate::count).orElse(0L);
+        if (behind == 0) {
+            return rest;
+        }
+        Map<String, AttributeValue> refusals = refusals(item, partial.shardId());
+        if (refusals.isEmpty() || partial.contributions() == null) {
+            outcome.absorbed = behind;
+            return rest;
+        }
+        java.util.Set<String> reported = new java.util.HashSet<>();
+        for (int i = 0; i < partial.contributions().size(); i++) {
+            String sequence = partial.contributions().sequenceNumber(i);
+            if (SequenceNumbers.compare(sequence, mark) > 0) {
+                continue;
+            }
+            AttributeValue reason = refusals.get(SequenceNumbers.fixedWidth(sequence));
+            if (reason == null) {
+                outcome.absorbed++;
+            } else if (reported.add(sequence)) {
+                outcome.refused.add(new SinkReport.Refused(partial.shardId(), sequence, reason.s()));
+            }
+        }
+        return rest;
+    }
+
+    /**
+     * Finds the records of {@code partial} that the store refuses: writes the longest acceptable
+     * prefix of what the item has not counted (records in sequence order, those sharing a sequence
+     * number together), halving it after each refusal; a single record refused alone is left out
+     * and remembered on the item with the next write, which also moves the watermark past it.
+     */
+    private Outcome isolate(String table, Map<String, AttributeValue> key, PartialAggregate partial, Refusal first) {
+        if (partial.contributions() == null) {
+            throw new Unattributable("aggregate item " + itemKey(partial) + " in " + table
+                    + " refuses the update and the partial's records are unknown: " + first.getMessage());
+        }
+        LOG.warn(
+                "aggregate item {} in {} refuses an update ({}); finding the records it refuses",
+                itemKey(partial),
+                table,
+                first.getMessage());
+        Outcome total = null;
+        Map<String, String> refusedNow = new LinkedHashMap<>();
+        int attempt = 0;
+        int take = Integer.MAX_VALUE;
+        while (true) {
+            Map<String, AttributeValue> item;
+            try {
+                item = read(table, key);
+            } catch (AwsServiceException e) {
+                if (!SdkErrors.rejectsRecord(e)) {
+                    throw e;
+                }
+                return refusedItem(table, partial, refusal(e), total == null ? new Outcome() : total, refusedNow);
+            }
+            Outcome seen = new Outcome();
+            Optional<PartialAggregate> rest = uncounted(item, partial, seen);
+            if (total == null) {
+                // what was counted or refused before this write began; later rounds only see our own writes
+                total = seen;
+            }
+            List<String> pending = sequences(rest);
+            pending.removeIf(refusedNow::containsKey);
+            if (pending.isEmpty() && refusedNow.isEmpty()) {
+                return total;
+            }
+            take = Math.min(take, pending.size());
+            java.util.Set<String> prefix = new java.util.HashSet<>(pending.subList(0, take));
+            Optional<PartialAggregate> part = rest.flatMap(r -> r.only(prefix::contains));
+            try {
+                dynamoDb.updateItem(
+                        update(table, key, item, partial, part.orElse(null), remember(item, partial, refusedNow)));
+                total.counted += part.map(PartialAggregate::count).orElse(0L);
+                report(total, partial, refusedNow);
+                if (part.isEmpty()) {
+                    return total;
+                }
+                refusedNow.clear();
+                take = Integer.MAX_VALUE;
+            } catch (ConditionalCheckFailedException changed) {
+                contended(partial, table, ++attempt);
+            } catch (Refusal | AwsServiceException e) {
+                if (e instanceof AwsServiceException service && !SdkErrors.rejectsRecord(service)) {
+                    throw service;
+                }
+                String reason = e instanceof Refusal
+                        ? e.getMessage()
+                        : refusal((AwsServiceException) e).getMessage();
+                if (part.isEmpty()) {
+                    // not even the refusals can be stored: the item itself is refused (e.g. its key is
+                    // too long); leave out every record, remember nothing, decide the same way next time
+                    LOG.warn(
+                            "aggregate item {} in {} refuses even an update that counts nothing: {}",
+                            itemKey(partial),
+                            table,
+                            reason);
+                    report(total, partial, refusedNow);
+                    return total;
+                }
+                if (take == 1) {
+                    refusedNow.put(pending.get(0), truncate(reason));
+                    take = Integer.MAX_VALUE;
+                } else {
+                    take = (take + 1) / 2;
+                }
+            }
+        }
+    }
+
+    /**
+     * The item itself is refused (e.g. its key is over DynamoDB's 2,048-byte limit), so nothing of
+     * this partial can be counted or remembered: every record not yet reported is refused with the
+     * store's message, and a redelivery decides the same way.
+     */
+    private static Outcome refusedItem(
+            String table, PartialAggregate partial, Refusal refusal, Outcome total, Map<String, String> refusedNow) {
+        if (partial.contributions() == null) {
+            throw new Unattributable("aggregate item " + itemKey(partial) + " in " + table
+                    + " is refused and the partial's records are unknown: " + refusal.getMessage());
+        }
+        LOG.warn("aggregate item {} in {} is refused: {}", itemKey(partial), table, refusal.getMessage());
+        report(total, partial, refusedNow);
+        java.util.Set<String> reported = new java.util.HashSet<>();
+        total.refused.forEach(r -> reported.add(r.sequenceNumber()));
+        for (String sequence : sequences(Optional.of(partial))) {
+            if (reported.add(sequence)) {
+                total.refused.add(new SinkReport.Refused(partial.shardId(), sequence, truncate(refusal.getMessage())));
+            }
+        }
+        return total;
+    }
+
+    private static void report(Outcome total, PartialAggregate partial, Map<String, String> refused) {
+        refused.forEach(
+                (sequence, reason) -> total.refused.add(new SinkReport.Refused(partial.shardId(), sequence, reason)));
+    }
+
+    /** The distinct sequence numbers of a partial's records, in sequence order. */
+    private static List<String> sequences(Optional<PartialAggregate> partial) {
+        java.util.TreeSet<String> sequences = new java.util.TreeSet<>(SequenceNumbers::compare);
+        partial.ifPresent(p -> {
+            for (int i = 0; i < p.contributions().size(); i++) {
+                sequences.add(p.contributions().sequenceNumber(i));
+            }
+        });
+        return new ArrayList<>(sequences);
+    }
+
+    /** The shard's stored refusals merged with the new ones, as the item's map; {@code null} if none are new. */
+    private static Map<String, AttributeValue> remember(
+            Map<String, AttributeValue> item, PartialAggregate partial, Map<String, String> refusedNow) {
+        if (refusedNow.isEmpty()) {
+            return null;
+        }
+        Map<String, AttributeValue> merged = new LinkedHashMap<>(refusals(item, partial.shardId()));
+        refusedNow.forEach(
+                (sequence, reason) -> merged.put(SequenceNumbers.fixedWidth(sequence), AttributeValue.fromS(reason)));
+        return merged;
+    }
+
+    private static Map<String, AttributeValue> refusals(Map<String, AttributeValue> item, String shardId) {
+        AttributeValue stored = item == null ? null : item.get(refusedAttribute(shardId));
+        return stored == null || !stored.hasM() ? Map.of() : stored.m();
+    }
+
+    private static Refusal refusal(AwsServiceException e) {
+        String message = e.awsErrorDetails() != null && e.awsErrorDetails().errorMessage() != null
+                ? e.awsErrorDetails().errorMessage()
+                : e.getMessage();
+        return new Refusal("DynamoDB refused the update (ValidationException): " + message);
+    }
+
+    private static String truncate(String reason) {
+        return reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON - 1) + "…";
+    }
+
+    private Map<String, AttributeValue> read(String table, Map<String, AttributeValue> key) {
+        Map<String, AttributeValue> item = dynamoDb.getItem(
+                        b -> b.tableName(table).key(key).consistentRead(true))
+                .item();
+        return item == null || item.isEmpty() ? null : item;
+    }
+
+    private static void contended(PartialAggregate partial, String table, int attempt) {
+        if (attempt >= MAX_ATTEMPTS) {
+            throw new Contention("aggregate item " + itemKey(partial) + " in " + table + " changed under "
+                    + MAX_ATTEMPTS + " consecutive writes; the batch is delivered again");
+        }
+        LOG.debug("aggregate item {} changed since read (attempt {}); reading again", itemKey(partial), attempt);
+        pause(attempt);
+    }
+
+    /**
+     * The conditional update that adds {@code rest} (or nothing) to the item and moves the shard's
+     * watermark past it and past the {@code refused} records (the shard's whole refusal map, or
+     * {@code null} when no record is newly refused).
+     *
+     * @throws Refusal if a total would not fit what a DynamoDB number holds
+     */
     private UpdateItemRequest update(
             String table,
             Map<String, AttributeValue> key,
             Map<String, AttributeValue> item,
+            PartialAggregate identity,
             PartialAggregate rest,
-            String watermark) {
+            Map<String, AttributeValue> refused)
+            throws Refusal {
+        String watermark = watermarkAttribute(identity.shardId());
         Map<String, String> names = new LinkedHashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
         List<String> sets = new ArrayList<>();
-        set(sets, names, values, AGGREGATE, AttributeValue.fromS(rest.aggregate()));
-        set(sets, names, values, KEY, AttributeValue.fromS(rest.key()));
+        set(sets, names, values, AGGREGATE, AttributeValue.fromS(identity.aggregate()));
+        set(sets, names, values, KEY, AttributeValue.fromS(identity.key()));
         set(
                 sets,
                 names,
                 values,
                 WINDOW_START,
-                AttributeValue.fromS(rest.windowStart().toString()));
+                AttributeValue.fromS(identity.windowStart().toString()));
         set(
                 sets,
                 names,
                 values,
                 WINDOW_END,
-                AttributeValue.fromS(rest.windowEnd().toString()));
-        long count = rest.count() + (item == null ? 0 : number(item, COUNT).longValueExact());
+                AttributeValue.fromS(identity.windowEnd().toString()));
+        long count = (rest == null ? 0 : rest.count())
+                + (item == null ? 0 : number(item, COUNT).longValueExact());
         set(sets, names, values, COUNT, AttributeValue.fromN(Long.toString(count)));
-        combine(sets, names, values, item, SUM, rest.sum(), BigDecimal::add);
-        combine(sets, names, values, item, MIN, rest.min(), BigDecimal::min);
-        combine(sets, names, values, item, MAX, rest.max(), BigDecimal::max);
-        set(
-                sets,
-                names,
-                values,
-                watermark,
-                AttributeValue.fromS(SequenceNumbers.fixedWidth(rest.lastSequenceNumber())));
+        if (rest != null) {
+            combine(sets, names, values, item, SUM, rest.sum(), BigDecimal::add);
+            combine(sets, names, values, item, MIN, rest.min(), BigDecimal::min);
+            combine(sets, names, values, item, MAX, rest.max(), BigDecimal::max);
+        }
+        String last = rest == null ? null : rest.lastSequenceNumber();
+        if (refused != null) {
+            for (String sequence : refused.keySet()) {
+                String plain = SequenceNumbers.fromFixedWidth(sequence);
+                if (last == null || SequenceNumbers.compare(plain, last) > 0) {
+                    last = plain;
+                }
+            }
+            set(sets, names, values, refusedAttribute(identity.shardId()), AttributeValue.fromM(refused));
+        }
+        AttributeValue stored = item == null ? null : item.get(watermark);
+        if (stored != null
+                && (last == null || SequenceNumbers.compare(SequenceNumbers.fromFixedWidth(stored.s()), last) > 0)) {
+            last = SequenceNumbers.fromFixedWidth(stored.s());
+        }
+        set(sets, names, values, watermark, AttributeValue.fromS(SequenceNumbers.fixedWidth(last)));
         long version = item == null ? 0 : number(item, VERSION).longValueExact();
         set(sets, names, values, VERSION, AttributeValue.fromN(Long.toString(version + 1)));
         set(
@@ -262,7 +556,12 @@ public final class DynamoDbAggregateSink implements AggregateSink {
                 .build();
     }
 
-    /** Sets {@code attribute} to the stored value combined with the partial's, when computed. */
+    /**
+     * Sets {@code attribute} to the stored value combined with the partial's, when computed.
+     *
+     * @throws Refusal if the result would not fit a DynamoDB number: more than {@value
+     *     TumblingWindows#PRECISION} digits, or that many before the decimal point (an overflow)
+     */
     private static void combine(
             List<String> sets,
             Map<String, String> names,
@@ -270,12 +569,18 @@ public final class DynamoDbAggregateSink implements AggregateSink {
             Map<String, AttributeValue> item,
             String attribute,
             BigDecimal partial,
-            BinaryOperator<BigDecimal> with) {
+            BinaryOperator<BigDecimal> with)
+            throws Refusal {
         if (partial == null) {
             return;
         }
         BigDecimal result =
                 item == null || !item.containsKey(attribute) ? partial : with.apply(number(item, attribute), partial);
+        int digits = Math.max(result.precision(), result.precision() - result.scale());
+        if (digits > TumblingWindows.PRECISION) {
+            throw new Refusal("the " + attribute + " would be " + result + ", " + digits + " digits; an aggregate"
+                    + " keeps at most " + TumblingWindows.PRECISION + " (what a DynamoDB number holds)");
+        }
         set(sets, names, values, attribute, AttributeValue.fromN(result.toPlainString()));
     }
 
@@ -307,6 +612,15 @@ public final class DynamoDbAggregateSink implements AggregateSink {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Contention("interrupted while retrying a contended aggregate item");
+        }
+    }
+
+    /** A refusal the sink cannot pin on records: fatal for the batch. */
+    private static final class Unattributable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unattributable(String message) {
+            super(message);
         }
     }
 

@@ -133,6 +133,15 @@ final class StepChecks {
             }
             needsValue |= function.needsValue();
         }
+        Object scale = step.options().get("scale");
+        rules.require(
+                scale == null
+                        || (scale instanceof Integer decimals
+                                && decimals >= 0
+                                && decimals < dev.sluice.core.window.TumblingWindows.PRECISION),
+                stepAt + "/scale",
+                "the decimals kept by sum, min and max: a whole number from 0 to "
+                        + (dev.sluice.core.window.TumblingWindows.PRECISION - 1) + ", not " + scale);
         String value = step.option("value");
         rules.require(!needsValue || value != null, stepAt + "/value", "sum, min and max need the value field");
         if (value != null) {

@@ -22,10 +22,10 @@ public enum StepType {
     ENRICH(Set.of("reference", "key", "into")),
     /**
      * Event-time tumbling windows per key. Options: {@code name}, {@code key}, {@code value},
-     * {@code window}, {@code allowedLateness}, {@code functions}, {@code table} (where the partial
-     * aggregates are applied).
+     * {@code window}, {@code allowedLateness}, {@code functions}, {@code scale} (decimals of sum,
+     * min and max), {@code table} (where the partial aggregates are applied).
      */
-    AGGREGATE(Set.of("name", "key", "value", "window", "allowedLateness", "functions", "table")),
+    AGGREGATE(Set.of("name", "key", "value", "window", "allowedLateness", "functions", "scale", "table")),
     /**
      * Sends each event to some sinks only: {@code rules} (a list of {@code when} + {@code to}, first
      * match wins) and {@code otherwise}.

@@ -162,7 +162,7 @@ public final class BatchProcessor {
         }
         List<DeadLetter> letters = new ArrayList<>(outcome.deadLetters());
         letters.addAll(outcome.sideOutputs());
-        List<DeadLetter> rejected = rejected(reports);
+        List<DeadLetter> rejected = rejected(reports, accepted, records);
         letters.addAll(rejected);
         if (!letters.isEmpty()) {
             try {
@@ -234,23 +234,57 @@ public final class BatchProcessor {
         return ordered;
     }
 
-    /** The events a target refused for good, as dead letters (one per record, naming every refusal). */
-    private static List<DeadLetter> rejected(Map<String, SinkReport> reports) {
+    /**
+     * The events a target refused for good, as dead letters (one per record, naming every refusal).
+     * A record refused by position (the aggregate sink) is found among the accepted events; the
+     * other sinks still hold it, as they hold any record one sink rejects.
+     */
+    private static List<DeadLetter> rejected(
+            Map<String, SinkReport> reports, List<ProcessedEvent> accepted, List<InboundRecord> records) {
         Map<Position, DeadLetter> letters = new java.util.TreeMap<>();
+        Map<String, List<ProcessedEvent>> bySequence = null;
         for (Map.Entry<String, SinkReport> report : reports.entrySet()) {
             for (SinkReport.Rejected rejection : report.getValue().rejected()) {
-                Position position = rejection.event().position();
-                String detail = report.getKey() + ": " + rejection.reason();
-                DeadLetter earlier = letters.get(position);
-                letters.put(
-                        position,
-                        new DeadLetter(
-                                rejection.event().source(),
-                                ReasonCode.SINK_REJECTED,
-                                earlier == null ? detail : earlier.detail() + "; " + detail));
+                ProcessedEvent event = rejection.event();
+                reject(letters, event.position(), event.source(), report.getKey() + ": " + rejection.reason());
+            }
+            if (!report.getValue().refused().isEmpty() && bySequence == null) {
+                bySequence = new java.util.HashMap<>();
+                for (ProcessedEvent event : accepted) {
+                    bySequence
+                            .computeIfAbsent(
+                                    event.position().shardId() + "/"
+                                            + event.position().sequenceNumber(),
+                                    k -> new ArrayList<>(1))
+                            .add(event);
+                }
+            }
+            for (SinkReport.Refused refusal : report.getValue().refused()) {
+                String detail = report.getKey() + ": " + refusal.reason();
+                List<ProcessedEvent> events = bySequence.get(refusal.shardId() + "/" + refusal.sequenceNumber());
+                if (events != null) {
+                    events.forEach(event -> reject(letters, event.position(), event.source(), detail));
+                    continue;
+                }
+                // not an accepted event (a step after the aggregate dropped it): the record itself
+                for (InboundRecord record : records) {
+                    if (record.position().shardId().equals(refusal.shardId())
+                            && record.position().sequenceNumber().equals(refusal.sequenceNumber())) {
+                        reject(letters, record.position(), record, detail);
+                    }
+                }
             }
         }
         return new ArrayList<>(letters.values());
+    }
+
+    private static void reject(
+            Map<Position, DeadLetter> letters, Position position, InboundRecord source, String detail) {
+        DeadLetter earlier = letters.get(position);
+        letters.put(
+                position,
+                new DeadLetter(
+                        source, ReasonCode.SINK_REJECTED, earlier == null ? detail : earlier.detail() + "; " + detail));
     }
 
     private static List<ProcessedEvent> without(List<ProcessedEvent> events, Set<Position> resent) {

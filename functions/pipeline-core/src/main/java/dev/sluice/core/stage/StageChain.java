@@ -159,11 +159,13 @@ public final class StageChain {
             functions.add(AggregateFunction.valueOf(String.valueOf(f).toUpperCase(Locale.ROOT)));
         }
         String lateness = step.option("allowedLateness");
+        Object scale = step.options().get("scale");
         return new TumblingWindows(
                 step.option("name"),
                 Durations.parse(step.option("window")),
                 lateness == null ? Duration.ZERO : Durations.parse(lateness),
                 functions,
+                scale instanceof Number decimals ? decimals.intValue() : TumblingWindows.DEFAULT_SCALE,
                 clock);
     }
 

@@ -136,6 +136,21 @@ public record PartialAggregate(
             throw new IllegalStateException("partial aggregate " + aggregate + "/" + key + "/" + window()
                     + " straddles watermark " + watermark + " but its contributions are unknown");
         }
+        return only(sequence -> SequenceNumbers.compare(sequence, watermark) > 0);
+    }
+
+    /**
+     * The part of this partial made of the records whose sequence number {@code keep} accepts,
+     * re-aggregated from its {@link Contributions} (count, sum, min, max and sequence range); empty
+     * when it accepts none. A sink uses it to leave out records the store refuses.
+     *
+     * @throws IllegalStateException if the contributions are unknown
+     */
+    public Optional<PartialAggregate> only(java.util.function.Predicate<String> keep) {
+        if (contributions == null) {
+            throw new IllegalStateException("partial aggregate " + aggregate + "/" + key + "/" + window()
+                    + " cannot be restricted: its contributions are unknown");
+        }
         int n = contributions.size();
         String[] sequences = new String[n];
         BigDecimal[] values = contributions.hasValues() ? new BigDecimal[n] : null;
@@ -147,7 +162,7 @@ public record PartialAggregate(
         String last = null;
         for (int i = 0; i < n; i++) {
             String sequence = contributions.sequenceNumber(i);
-            if (SequenceNumbers.compare(sequence, watermark) <= 0) {
+            if (!keep.test(sequence)) {
                 continue;
             }
             sequences[kept] = sequence;
@@ -171,6 +186,9 @@ public record PartialAggregate(
             if (max != null && (newMax == null || value.compareTo(newMax) > 0)) {
                 newMax = value;
             }
+        }
+        if (kept == 0) {
+            return Optional.empty();
         }
         return Optional.of(new PartialAggregate(
                 aggregate,

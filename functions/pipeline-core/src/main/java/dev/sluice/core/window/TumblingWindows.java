@@ -40,6 +40,16 @@ import java.util.stream.Collectors;
  * partial carries its events' {@link Contributions}, so {@link PartialAggregate#after} restricts it
  * to the events the sink has not counted.
  *
+ * <h2>Precision and scale</h2>
+ *
+ * SUM, MIN and MAX are fixed-scale decimals: each value is kept with exactly {@link #scale()}
+ * decimals (default {@value #DEFAULT_SCALE}, what currency amounts need), and at most {@value
+ * #PRECISION} significant digits, the precision a DynamoDB number holds. A value with more decimals
+ * than the scale (never rounded: {@code 1E-31} is not a cent) or more digits than the precision is
+ * {@link Verdict.Invalid}. Sums of valid values are exact at the same scale; whether a sum still fits
+ * the precision once added to what a sink already holds is for the sink to check (see {@link
+ * #fits}).
+ *
  * <h2>Limits</h2>
  *
  * The size is a whole number of milliseconds (the precision of Kinesis arrival times), at most
@@ -50,6 +60,12 @@ public final class TumblingWindows {
 
     /** The longest window: a hundred years. */
     public static final Duration MAX_SIZE = Duration.ofDays(36_525);
+
+    /** Significant digits a value or sum may have: what a DynamoDB number holds. */
+    public static final int PRECISION = 38;
+
+    /** Decimals kept when the definition declares none: currency amounts in major units. */
+    public static final int DEFAULT_SCALE = 2;
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
@@ -68,6 +84,8 @@ public final class TumblingWindows {
     private final boolean max;
     /** Whether the events' values are kept (SUM, MIN or MAX is computed). */
     private final boolean valued;
+    /** Decimals of every value, sum, min and max. */
+    private final int scale;
 
     private final Verdict missingValue;
     private final Clock clock;
@@ -83,6 +101,16 @@ public final class TumblingWindows {
     }
 
     /**
+     * An aggregate of the {@linkplain #DEFAULT_SCALE default scale}.
+     *
+     * @see #TumblingWindows(String, Duration, Duration, Set, int, Clock)
+     */
+    public TumblingWindows(
+            String name, Duration size, Duration allowedLateness, Set<AggregateFunction> functions, Clock clock) {
+        this(name, size, allowedLateness, functions, DEFAULT_SCALE, clock);
+    }
+
+    /**
      * An aggregate.
      *
      * @param name the aggregate's name, carried by its partials and verdicts
@@ -90,11 +118,18 @@ public final class TumblingWindows {
      * @param allowedLateness how long after a window's end its events are still accepted; zero or
      *     more
      * @param functions what to compute, at least one; the count is carried in any case
+     * @param scale decimals of values, sums, minima and maxima: 0 or more, less than {@link
+     *     #PRECISION}
      * @param clock read (once per batch) for records that have no arrival time
      * @throws IllegalArgumentException if a setting is out of range
      */
     public TumblingWindows(
-            String name, Duration size, Duration allowedLateness, Set<AggregateFunction> functions, Clock clock) {
+            String name,
+            Duration size,
+            Duration allowedLateness,
+            Set<AggregateFunction> functions,
+            int scale,
+            Clock clock) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(size, "size");
         Objects.requireNonNull(allowedLateness, "allowedLateness");
@@ -122,7 +157,12 @@ public final class TumblingWindows {
             throw new IllegalArgumentException(
                     "aggregate '" + name + "': name at least one of " + Arrays.toString(AggregateFunction.values()));
         }
+        if (scale < 0 || scale >= PRECISION) {
+            throw new IllegalArgumentException(
+                    "aggregate '" + name + "': scale must be 0 to " + (PRECISION - 1) + " decimals, not " + scale);
+        }
         this.name = name;
+        this.scale = scale;
         this.size = size;
         this.sizeMillis = size.toMillis();
         this.allowedLateness = allowedLateness;
@@ -164,6 +204,20 @@ public final class TumblingWindows {
         return functions;
     }
 
+    /** Decimals of every value, sum, min and max. */
+    public int scale() {
+        return scale;
+    }
+
+    /**
+     * Whether a sum (or any figure) of this aggregate fits its declared precision and scale: at most
+     * {@link #scale()} decimals and {@value #PRECISION} significant digits. A sink checks the total it
+     * is about to store with it.
+     */
+    public static boolean fits(BigDecimal value, int scale) {
+        return value.scale() <= scale && value.precision() - value.scale() + scale <= PRECISION;
+    }
+
     /** Whether events must carry a value (SUM, MIN or MAX is computed). */
     public boolean needsValue() {
         return missingValue != null;
@@ -189,12 +243,34 @@ public final class TumblingWindows {
 
     @Override
     public String toString() {
-        return "TumblingWindows[" + name + ", size " + size + ", lateness " + allowedLateness + ", " + functions + "]";
+        return "TumblingWindows[" + name + ", size " + size + ", lateness " + allowedLateness + ", " + functions
+                + ", scale " + scale + "]";
     }
 
     private static boolean outOfRange(Instant eventTime) {
         long second = eventTime.getEpochSecond();
         return second > MAX_EVENT_SECOND || second < -MAX_EVENT_SECOND;
+    }
+
+    /** The value with exactly {@link #scale} decimals, or {@code null} if that needs rounding or too many digits. */
+    private BigDecimal fixedScale(BigDecimal value) {
+        BigDecimal fixed;
+        if (value.scale() == scale) {
+            fixed = value;
+        } else if (value.scale() < scale) {
+            // the precision of the result is checked below: a huge exponent does not need rounding
+            if ((long) value.precision() - value.scale() + scale > PRECISION) {
+                return null;
+            }
+            fixed = value.setScale(scale);
+        } else {
+            BigDecimal stripped = value.stripTrailingZeros();
+            if (stripped.scale() > scale) {
+                return null;
+            }
+            fixed = stripped.setScale(scale);
+        }
+        return fixed.precision() > PRECISION ? null : fixed;
     }
 
     private String outOfRangeDetail(Instant eventTime) {
@@ -295,6 +371,16 @@ public final class TumblingWindows {
             if (value == null && missingValue != null) {
                 invalid++;
                 return missingValue;
+            }
+            if (valued) {
+                BigDecimal fixed = fixedScale(value);
+                if (fixed == null) {
+                    invalid++;
+                    return new Verdict.Invalid("aggregate '" + name + "' keeps values with at most " + scale
+                            + " decimals and " + PRECISION + " digits; " + value.toString() + " does not fit"
+                            + " (it is never rounded)");
+                }
+                value = fixed;
             }
             if (outOfRange(eventTime)) {
                 invalid++;

@@ -156,7 +156,9 @@ class FastValidatorConformanceTest {
                     problems.add(disagreement);
                 }
                 Boolean verdict = reference(schema, document);
-                if (!Objects.equals(verdict, recorded.booleanValue())) {
+                // a recorded null: networknt throws on the document (e.g. an infinite double under multipleOf)
+                Boolean expected = recorded.isNull() ? null : recorded.booleanValue();
+                if (!Objects.equals(verdict, expected)) {
                     problems.add("networknt changed its verdict: " + label + " was " + recorded + ", now " + verdict);
                 }
             }

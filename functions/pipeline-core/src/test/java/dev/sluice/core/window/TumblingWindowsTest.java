@@ -286,9 +286,9 @@ class TumblingWindowsTest {
 
             PartialAggregate partial = batch.finish().get(0);
 
-            assertThat(partial.sum()).isEqualTo(dec("0.3"));
-            assertThat(partial.min()).isEqualTo(dec("0.1"));
-            assertThat(partial.max()).isEqualTo(dec("0.2"));
+            assertThat(partial.sum()).isEqualTo(dec("0.30")); // two decimals, the default scale
+            assertThat(partial.min()).isEqualTo(dec("0.10"));
+            assertThat(partial.max()).isEqualTo(dec("0.20"));
             assertThat(partial.count()).isEqualTo(2);
         }
 
@@ -376,8 +376,8 @@ class TumblingWindowsTest {
             PartialAggregate partial = batch.finish().get(0);
 
             assertThat(partial.count()).isEqualTo(2);
-            assertThat(partial.sum()).isEqualTo(dec("7"));
-            assertThat(partial.min()).isEqualTo(dec("3"));
+            assertThat(partial.sum()).isEqualTo(dec("7.00"));
+            assertThat(partial.min()).isEqualTo(dec("3.00"));
             assertThat(partial.max()).isNull();
         }
 
@@ -437,8 +437,93 @@ class TumblingWindowsTest {
             assertThat(partials.stream().mapToLong(PartialAggregate::count).sum())
                     .isEqualTo(10_000);
             assertThat(partials.stream().map(PartialAggregate::sum).reduce(BigDecimal.ZERO, BigDecimal::add))
-                    .isEqualTo(dec("10000"));
+                    .isEqualTo(dec("10000.00"));
             assertThat(partials).hasSize(97 * 10);
+        }
+    }
+
+    @Nested
+    class PrecisionAndScale {
+
+        private final TumblingWindows cents = minute(ALL);
+
+        @Test
+        void valuesAreKeptWithExactlyTheDeclaredDecimals() {
+            TumblingWindows.Batch batch = cents.startBatch();
+            batch.add("k", at("10:00:01"), dec("42.9"), at("10:00:01"), SHARD, "1");
+            batch.add("k", at("10:00:02"), dec("1E+2"), at("10:00:02"), SHARD, "2");
+            batch.add("k", at("10:00:03"), dec("0.0100"), at("10:00:03"), SHARD, "3");
+
+            PartialAggregate partial = batch.finish().get(0);
+
+            assertThat(cents.scale()).isEqualTo(TumblingWindows.DEFAULT_SCALE).isEqualTo(2);
+            assertThat(partial.sum().toPlainString()).isEqualTo("142.91");
+            assertThat(partial.min().toPlainString()).isEqualTo("0.01");
+            assertThat(partial.max().toPlainString()).isEqualTo("100.00");
+            assertThat(partial.contributions().value(0).toPlainString()).isEqualTo("42.90");
+        }
+
+        @ParameterizedTest
+        @CsvSource({"1E-40", "1E-31", "0.001", "12.345", "1E+37", "12345678901234567890123456789012345678.9"})
+        void aValueWithMoreDecimalsOrDigitsThanDeclaredIsInvalidNeverRounded(String value) {
+            TumblingWindows.Batch batch = cents.startBatch();
+            batch.add("k", at("10:00:01"), dec("5.00"), at("10:00:01"), SHARD, "1");
+
+            Verdict verdict = batch.add("k", at("10:00:02"), dec(value), at("10:00:02"), SHARD, "2");
+
+            assertThat(verdict.kind()).isEqualTo(Verdict.Kind.INVALID);
+            assertThat(verdict.detail())
+                    .contains("at most 2 decimals and 38 digits")
+                    .contains(value);
+            PartialAggregate partial = batch.finish().get(0);
+            assertThat(partial.count()).isEqualTo(1);
+            assertThat(partial.sum().toPlainString()).isEqualTo("5.00");
+        }
+
+        @Test
+        void theLargestValueThatFitsIsAccepted() {
+            String largest = "9".repeat(36) + ".99";
+            TumblingWindows.Batch batch = cents.startBatch();
+
+            assertThat(batch.add("k", at("10:00:01"), dec(largest), at("10:00:01"), SHARD, "1"))
+                    .isEqualTo(Verdict.ACCEPTED);
+            assertThat(batch.finish().get(0).sum().toPlainString()).isEqualTo(largest);
+        }
+
+        @Test
+        void aWholeNumberAggregateRefusesFractions() {
+            TumblingWindows whole = new TumblingWindows(
+                    "durations", Duration.ofMinutes(1), Duration.ZERO, Set.of(SUM), 0, Clock.systemUTC());
+            TumblingWindows.Batch batch = whole.startBatch();
+
+            assertThat(batch.add("k", at("10:00:01"), dec("1.5"), at("10:00:01"), SHARD, "1")
+                            .kind())
+                    .isEqualTo(Verdict.Kind.INVALID);
+            assertThat(batch.add("k", at("10:00:02"), dec("1500.00"), at("10:00:02"), SHARD, "2"))
+                    .isEqualTo(Verdict.ACCEPTED);
+            assertThat(batch.finish().get(0).sum().toPlainString()).isEqualTo("1500");
+        }
+
+        @ParameterizedTest
+        @CsvSource({"-1", "38"})
+        void aScaleOutsideThePrecisionIsRejected(int scale) {
+            assertThatThrownBy(() -> new TumblingWindows(
+                            "w", Duration.ofMinutes(1), Duration.ZERO, ALL, scale, Clock.systemUTC()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("scale");
+        }
+
+        @ParameterizedTest
+        @CsvSource({
+            "99999999999999999999999999999999999999, 0, true",
+            "999999999999999999999999999999999999.99, 2, true",
+            "1000000000000000000000000000000000000.00, 2, false",
+            "0.001, 2, false",
+            "1E+36, 2, false",
+            "1E+35, 2, true"
+        })
+        void fitsTellsWhetherATotalStaysWithinThePrecision(String value, int scale, boolean fits) {
+            assertThat(TumblingWindows.fits(dec(value), scale)).isEqualTo(fits);
         }
     }
 

@@ -2,10 +2,12 @@ package dev.sluice.localstack.faults;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkRequest;
@@ -93,6 +95,11 @@ public final class FaultInjector implements ExecutionInterceptor {
     private static final ExecutionAttribute<List<Integer>> CALLS = new ExecutionAttribute<>("sluice.faults.calls");
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
+    private final Map<Rule, Refusal> refusals = new ConcurrentHashMap<>();
+
+    /** A standing refusal: every matching call is refused, as the service refuses a request it finds invalid. */
+    private record Refusal(Predicate<SdkRequest> when, String message) {}
+
     private final List<Rule> fired = new CopyOnWriteArrayList<>();
     private final java.util.Set<Rule> firedOnce = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -128,6 +135,28 @@ public final class FaultInjector implements ExecutionInterceptor {
     }
 
     /**
+     * Plans a standing refusal: every call of {@code operation} on {@code resource} whose request
+     * {@code when} accepts is refused before it is sent, with HTTP 400 {@code ValidationException}
+     * and the message {@code "One or more parameter values were invalid: " + reason} — the shape of
+     * DynamoDB's own validation errors. Unlike the other faults it strikes every time, as a real
+     * validation error does on every retry and redelivery. It counts as one planned fault, fired
+     * once it refused a call.
+     */
+    public FaultInjector refuse(String operation, String resource, Predicate<SdkRequest> when, String reason) {
+        Rule rule = new Rule(operation, resource, 1, Fault.REJECTED);
+        rules.add(rule);
+        refusals.put(rule, new Refusal(when, "One or more parameter values were invalid: " + reason));
+        return this;
+    }
+
+    /** How many calls the standing refusals refused. */
+    public int refused() {
+        return refusedCalls.get();
+    }
+
+    private final AtomicInteger refusedCalls = new AtomicInteger();
+
+    /**
      * Makes this injector act on every SDK client of this JVM until the returned handle is closed.
      * One injector at a time.
      */
@@ -144,6 +173,7 @@ public final class FaultInjector implements ExecutionInterceptor {
         numbers.add(count(operation));
         resource.ifPresent(r -> numbers.add(count(operation + "@" + r)));
         attributes.putAttribute(CALLS, numbers);
+        refuse(request, operation, resource.orElse(null));
         fire(operation, resource.orElse(null), numbers, false);
     }
 
@@ -156,13 +186,31 @@ public final class FaultInjector implements ExecutionInterceptor {
         }
     }
 
+    private void refuse(SdkRequest request, String operation, String resource) {
+        for (Map.Entry<Rule, Refusal> refusal : refusals.entrySet()) {
+            Rule rule = refusal.getKey();
+            if (rule.operation().equals(operation)
+                    && (rule.resource() == null || rule.resource().equals(resource))
+                    && refusal.getValue().when().test(request)) {
+                refusedCalls.incrementAndGet();
+                if (firedOnce.add(rule)) {
+                    fired.add(rule);
+                }
+                throw serviceError(
+                        400, "ValidationException", refusal.getValue().message());
+            }
+        }
+    }
+
     private int count(String target) {
         return calls.computeIfAbsent(target, o -> new AtomicInteger()).incrementAndGet();
     }
 
     private void fire(String operation, String resource, List<Integer> numbers, boolean afterSending) {
         for (Rule rule : rules) {
-            if (rule.fault().applied() != afterSending || !rule.operation().equals(operation)) {
+            if (refusals.containsKey(rule)
+                    || rule.fault().applied() != afterSending
+                    || !rule.operation().equals(operation)) {
                 continue;
             }
             int call;

@@ -1,11 +1,16 @@
 package dev.sluice.localstack.faults;
 
 import dev.sluice.localstack.provision.PipelineResources;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * The faults of one scenario, planned against its freshly provisioned resources: SDK faults
@@ -33,6 +38,13 @@ public final class FaultPlan {
     private final List<Action> actions = new ArrayList<>();
     private final AtomicInteger actionsDone = new AtomicInteger();
     private double resendShare;
+    private double refusedShare;
+
+    /**
+     * The amount that marks a payment the aggregate store refuses ({@link #aggregateRefuses}): valid
+     * (two decimals, below the schema's maximum) and above any amount the generator makes.
+     */
+    public static final BigDecimal REFUSED_AMOUNT = new BigDecimal("999999.99");
 
     FaultPlan(PipelineResources resources, String stage) {
         this.resources = resources;
@@ -87,6 +99,45 @@ public final class FaultPlan {
 
     double resendShare() {
         return resendShare;
+    }
+
+    /**
+     * Plans payments the aggregate store refuses for good: this share of the valid events carries
+     * {@link #REFUSED_AMOUNT}, and every {@code UpdateItem} on {@code table} that would count one (its
+     * new {@code max} is that amount: nothing else reaches it, and a refused one is never stored) is
+     * refused with HTTP 400 {@code ValidationException}, on every attempt and every redelivery, as
+     * DynamoDB refuses a value it cannot store. Such payments are valid: the lake and the table hold
+     * them, the dead-letter queue holds them as {@code SINK_REJECTED}, and no aggregate counts them.
+     */
+    public FaultPlan aggregateRefuses(String table, double share) {
+        refusedShare = share;
+        injector.refuse(
+                "UpdateItem",
+                table,
+                request -> setsNumber(request, "max", REFUSED_AMOUNT),
+                "injected: the aggregate store refuses a payment of " + REFUSED_AMOUNT.toPlainString());
+        return this;
+    }
+
+    double refusedShare() {
+        return refusedShare;
+    }
+
+    /** Whether an update sets {@code attribute} to {@code value}. */
+    static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
+        if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
+            return false;
+        }
+        for (Map.Entry<String, String> name : update.expressionAttributeNames().entrySet()) {
+            if (name.getValue().equals(attribute) && name.getKey().startsWith("#")) {
+                AttributeValue set = update.expressionAttributeValues()
+                        .get(":" + name.getKey().substring(1));
+                if (set != null && set.n() != null && new BigDecimal(set.n()).compareTo(value) == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     FaultInjector injector() {

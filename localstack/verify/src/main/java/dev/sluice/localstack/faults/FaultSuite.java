@@ -2,6 +2,7 @@ package dev.sluice.localstack.faults;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -26,9 +27,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,6 +92,8 @@ public final class FaultSuite {
     private final Path repository;
     private final Path workDirectory;
     private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper decimals =
+            new ObjectMapper().enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /**
      * @param aws a running stack whose Kinesis persists its data (the Kinesis restart scenario needs it)
@@ -197,6 +202,12 @@ public final class FaultSuite {
                 new FaultScenario(
                         "shard-split", "a shard splits mid-stream", n, 0.02, plan -> plan.midway(Action.SPLIT_SHARD)),
                 new FaultScenario(
+                        "aggregate-rejects-record",
+                        "the aggregate store refuses one valid payment in ten for good",
+                        n,
+                        0.02,
+                        plan -> plan.aggregateRefuses(plan.table(AGGREGATE), 0.1)),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once",
                         n,
@@ -207,6 +218,7 @@ public final class FaultSuite {
                                 .sdk("SendMessageBatch", plan.queueUrl(DLQ), 2, Fault.NOT_SENT)
                                 .sdk("UpdateItem", plan.table(AGGREGATE), 3, Fault.TIMEOUT)
                                 .sdk("PutRecords", plan.stream(INPUT), 2, Fault.RESPONSE_LOST)
+                                .aggregateRefuses(plan.table(AGGREGATE), 0.05)
                                 .crashAfterWrites(3)
                                 .midway(Action.SPLIT_SHARD)
                                 .midway(Action.KILL_RUNNER)
@@ -226,7 +238,8 @@ public final class FaultSuite {
         scenario.plan().accept(plan);
         pipeline.function(stageName).crashAfterWrites(plan.crashes());
         String stream = pipeline.resources().streams().get(stage.input());
-        List<GeneratedEvent> events = generate(scenario);
+        Set<String> refused = new HashSet<>();
+        List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
         List<String> problems = new ArrayList<>();
         List<LedgerEntry> ledger = new ArrayList<>();
         try (pipeline;
@@ -258,7 +271,7 @@ public final class FaultSuite {
             LOG.error("scenario {} failed to run", scenario.name(), e);
             problems.add("did not complete: " + e.getMessage());
         }
-        return reconcile(scenario, plan, pipeline, stage, ledger, metrics, problems, started);
+        return reconcile(scenario, plan, pipeline, stage, ledger, refused, metrics, problems, started);
     }
 
     private List<GeneratedEvent> generate(FaultScenario scenario) {
@@ -272,6 +285,36 @@ public final class FaultSuite {
             events.add(generator.next());
         }
         return events;
+    }
+
+    /**
+     * The events with this share of the valid ones marked for the aggregate store to refuse: their
+     * amount becomes {@link FaultPlan#REFUSED_AMOUNT} (still schema-valid); their ids go into
+     * {@code refused}, the expected outcome the reconciliation checks.
+     */
+    private List<GeneratedEvent> refuse(List<GeneratedEvent> events, double share, Set<String> refused) {
+        if (share <= 0) {
+            return events;
+        }
+        int every = (int) Math.max(1, Math.round(1 / share));
+        List<GeneratedEvent> marked = new ArrayList<>(events.size());
+        int valid = 0;
+        for (GeneratedEvent event : events) {
+            if (event.valid() && valid++ % every == every - 1) {
+                try {
+                    ObjectNode json = (ObjectNode) decimals.readTree(event.data());
+                    ((ObjectNode) json.get("payload")).put("amount", FaultPlan.REFUSED_AMOUNT);
+                    marked.add(new GeneratedEvent(
+                            event.eventId(), event.partitionKey(), decimals.writeValueAsBytes(json), null));
+                    refused.add(event.eventId());
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot mark " + event.eventId(), e);
+                }
+            } else {
+                marked.add(event);
+            }
+        }
+        return marked;
     }
 
     /** Every n-th event again (same id, same bytes), as a producer whose puts timed out sends them again. */
@@ -344,12 +387,14 @@ public final class FaultSuite {
             LocalPipeline pipeline,
             StageDefinition stage,
             List<LedgerEntry> ledger,
+            Set<String> refused,
             Path metrics,
             List<String> problems,
             long started) {
         var resources = pipeline.resources();
         String lakePrefix = Reconciler.lakePrefix(resources, stage);
-        Reconciliation r = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, resources, stage);
+        Reconciliation r =
+                new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, resources, stage, refused);
         LakeOrder.Result order = new LakeOrder(aws.s3()).check(ledger, resources.bucket(), lakePrefix, 3);
         long deliveries = pipeline.allMappings().stream()
                 .mapToLong(m -> m.stats().recordsInvoked())

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -64,13 +65,28 @@ public final class Reconciler {
      * and, if it aggregates, its aggregate table.
      */
     public Reconciliation reconcile(List<LedgerEntry> ledger, PipelineResources resources, StageDefinition stage) {
+        return reconcile(ledger, resources, stage, Set.of());
+    }
+
+    /**
+     * Reconciles a lake + table stage as provisioned, where the aggregate store refuses the valid
+     * events {@code refusedByAggregate} (by {@code eventId}): each must be in the lake and the table,
+     * in the dead-letter queue with reason {@code SINK_REJECTED} and its payload, and counted in no
+     * aggregate.
+     */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            PipelineResources resources,
+            StageDefinition stage,
+            Set<String> refusedByAggregate) {
         return reconcile(
                 ledger,
                 resources.bucket(),
                 lakePrefix(resources, stage),
                 resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)),
                 resources.queueUrls().get(stage.failure().deadLetterQueue()),
-                AggregateCheck.of(stage, resources.tables()));
+                AggregateCheck.of(stage, resources.tables()),
+                refusedByAggregate);
     }
 
     /** The prefix of the stage's lake. */
@@ -109,6 +125,17 @@ public final class Reconciler {
             String table,
             String deadLetterQueueUrl,
             Optional<AggregateCheck> aggregate) {
+        return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, aggregate, Set.of());
+    }
+
+    private Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            String bucket,
+            String lakePrefix,
+            String table,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate,
+            Set<String> refusedByAggregate) {
         // a stage without a lake (KCL stages): bucket null, the lake is not checked
         boolean lakeChecked = bucket != null;
         Map<String, Integer> lake = lakeChecked ? lakeEventIds(bucket, lakePrefix) : Map.of();
@@ -176,7 +203,36 @@ public final class Reconciler {
                 .forEach(entry -> invalidPayloads.add(new String(entry.event().data(), StandardCharsets.UTF_8)));
         long deadLettered = 0;
         Map<String, Boolean> latePositions = new HashMap<>();
+        Set<String> refusedSeen = new java.util.HashSet<>();
+        Map<String, String> refusedPayloads = new HashMap<>();
+        for (LedgerEntry entry : ledger) {
+            if (refusedByAggregate.contains(entry.event().eventId())) {
+                refusedPayloads.put(
+                        new String(entry.event().data(), StandardCharsets.UTF_8),
+                        entry.event().eventId());
+            }
+        }
         for (var e : deadLetters.entrySet()) {
+            LedgerEntry valid = validPositions.get(e.getKey());
+            String refusedCopy = refusedPayloads.get(deadLetterPayloads.get(e.getKey()));
+            if (valid == null && refusedCopy != null && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
+                // the copy of a refused payment whose put got no answer and was sent again: the copy the
+                // stream holds first is the one the stage kept (and the aggregate store refused)
+                refusedSeen.add(refusedCopy);
+                continue;
+            }
+            if (valid != null
+                    && refusedByAggregate.contains(valid.event().eventId())
+                    && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
+                // the aggregate store refused it: still in the lake and the table, dead lettered with its payload
+                if (!new String(valid.event().data(), StandardCharsets.UTF_8)
+                        .equals(deadLetterPayloads.get(e.getKey()))) {
+                    note(problems, "refused by the aggregate but dead lettered without its payload: " + e.getKey());
+                    unexpected++;
+                }
+                refusedSeen.add(valid.event().eventId());
+                continue;
+            }
             // a dead letter sent again with a redelivered batch is not a duplicate effect: SQS standard
             // queues deliver at least once anyway, and each message names its record's position
             if (validPositions.containsKey(e.getKey()) && e.getValue().stream().allMatch(LATE::equals)) {
@@ -195,9 +251,16 @@ public final class Reconciler {
                 unexpected++;
             }
         }
+        for (String refused : refusedByAggregate) {
+            if (validIds.containsKey(refused) && !refusedSeen.contains(refused)) {
+                note(problems, "refused by the aggregate but not dead lettered as SINK_REJECTED: " + refused);
+                lost++;
+            }
+        }
         long aggregated = 0;
         if (aggregate.isPresent()) {
-            AggregateTotals totals = reconcileAggregate(aggregate.get(), ledger, latePositions, problems);
+            AggregateTotals totals =
+                    reconcileAggregate(aggregate.get(), ledger, latePositions, refusedByAggregate, problems);
             aggregated = totals.counted;
             lost += totals.lost;
             duplicates += totals.duplicates;
@@ -220,6 +283,9 @@ public final class Reconciler {
     /** The reason code of a side output for an event that missed its window. */
     private static final String LATE = "LATE";
 
+    /** The reason code of a record a target refused for good. */
+    private static final String SINK_REJECTED = "SINK_REJECTED";
+
     /** What the aggregate comparison found. */
     private static final class AggregateTotals {
         long counted;
@@ -239,7 +305,11 @@ public final class Reconciler {
      * fewer counted than the ledger holds is loss, more is a duplicate effect.
      */
     private AggregateTotals reconcileAggregate(
-            AggregateCheck check, List<LedgerEntry> ledger, Map<String, Boolean> late, List<String> problems) {
+            AggregateCheck check,
+            List<LedgerEntry> ledger,
+            Map<String, Boolean> late,
+            Set<String> refused,
+            List<String> problems) {
         long windowMillis = check.window().toMillis();
         var keyPointer = FieldPaths.pointer(check.keyField());
         var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
@@ -248,8 +318,9 @@ public final class Reconciler {
         for (LedgerEntry entry : ledger) {
             if (!entry.event().valid()
                     || late.containsKey(entry.position())
+                    || refused.contains(entry.event().eventId())
                     || !seen.add(entry.event().eventId())) {
-                continue; // bad, late, or a producer's re-send of an event counted already
+                continue; // bad, late, refused by the aggregate store, or a re-send of an event counted already
             }
             JsonNode event;
             try {

@@ -50,8 +50,16 @@ class FaultSuiteIT {
         }
     }
 
+    /**
+     * Every scenario, or only those named by {@code -Dfaults.scenario=NAME[,NAME...]} (to run a few
+     * while working on them).
+     */
     static List<FaultScenario> scenarios() {
-        return FaultSuite.scenarios(EVENTS);
+        String only = System.getProperty("faults.scenario", "");
+        List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
+        return FaultSuite.scenarios(EVENTS).stream()
+                .filter(s -> names.isEmpty() || names.contains(s.name()))
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -70,6 +78,11 @@ class FaultSuiteIT {
             assertThat(row.deliveries()).isGreaterThan(row.effects());
             assertThat(row.absorbed()).as("duplicates absorbed by the sinks").isPositive();
         }
+    }
+
+    @Test
+    void suiteRefusesRecordsAtTheAggregateStore() {
+        assertThat(FaultSuite.scenarios(EVENTS)).extracting(FaultScenario::name).contains("aggregate-rejects-record");
     }
 
     @Test

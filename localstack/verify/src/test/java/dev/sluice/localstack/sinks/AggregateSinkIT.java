@@ -278,4 +278,226 @@ class AggregateSinkIT {
         assertThat(count(item)).isEqualTo(10);
         assertThat(number(item, "sum")).isEqualByComparingTo(sum(1, 10));
     }
+
+    /** The partials of one batch of EUR records of a shard: sequence {@code i} → its value. */
+    private static List<PartialAggregate> batchOf(String shard, Map<Integer, String> values) {
+        TumblingWindows.Batch batch = WINDOWS.startBatch();
+        new java.util.TreeMap<>(values).forEach((i, value) -> {
+            Instant at = HOUR.plusSeconds(i);
+            batch.add("EUR", at, new BigDecimal(value), at.plusSeconds(1), shard, sequence(i));
+        });
+        return batch.finish();
+    }
+
+    private static List<String> refusedSequences(SinkReport report) {
+        return report.refused().stream().map(SinkReport.Refused::sequenceNumber).toList();
+    }
+
+    @Test
+    void aRecordThatWouldOverflowTheSumIsLeftOutAndTheRestIsCounted(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        String nearlyFull = "999999999999999999999999999999999990.00"; // 38 digits at scale 2
+        sink.write(batchOf(SHARD_A, Map.of(1, nearlyFull)));
+
+        // +4 fits, +7 on top would need 39 digits, +3 fits again
+        SinkReport report = sink.write(batchOf(SHARD_A, Map.of(2, "4.00", 3, "7.00", 4, "3.00")));
+
+        assertThat(report.applied()).isEqualTo(2);
+        assertThat(report.absorbedDuplicates()).isZero();
+        assertThat(report.refused()).singleElement().satisfies(r -> {
+            assertThat(r.shardId()).isEqualTo(SHARD_A);
+            assertThat(r.sequenceNumber()).isEqualTo(sequence(3));
+            assertThat(r.reason())
+                    .contains("the sum would be")
+                    .contains("39 digits")
+                    .contains("at most 38");
+        });
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(3);
+        // DynamoDB keeps numbers without trailing zeros: the exact 999...997.00 reads back as 999...997
+        assertThat(item.get("sum").n()).isEqualTo("999999999999999999999999999999999997");
+        assertThat(item.get("wm_" + SHARD_A).s()).isEqualTo(SequenceNumbers.fixedWidth(sequence(4)));
+        assertThat(item.get("rj_" + SHARD_A).m()).containsOnlyKeys(SequenceNumbers.fixedWidth(sequence(3)));
+    }
+
+    @Test
+    void aRedeliveredBatchRefusesTheSameRecordAgainAndCountsNothingTwice(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        sink.write(batchOf(SHARD_A, Map.of(1, "999999999999999999999999999999999990.00")));
+        Map<Integer, String> batch = Map.of(2, "4.00", 3, "7.00", 4, "3.00");
+        SinkReport first = sink.write(batchOf(SHARD_A, batch));
+
+        // the dead-letter queue failed after the sink was durable: the whole batch comes again, and longer
+        SinkReport replay = sink.write(batchOf(SHARD_A, batch));
+        SinkReport longer = sink.write(batchOf(SHARD_A, Map.of(2, "4.00", 3, "7.00", 4, "3.00", 5, "-20.00")));
+
+        assertThat(replay.applied()).isZero();
+        assertThat(replay.absorbedDuplicates()).isEqualTo(2);
+        assertThat(replay.refused()).isEqualTo(first.refused());
+        assertThat(longer.applied()).isEqualTo(1);
+        assertThat(longer.absorbedDuplicates()).isEqualTo(2);
+        assertThat(refusedSequences(longer)).containsExactly(sequence(3));
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(4);
+        assertThat(item.get("sum").n()).isEqualTo("999999999999999999999999999999999977");
+    }
+
+    @Test
+    void aKeyTheStoreRefusesLeavesOutItsRecordsOnlyAndDecidesTheSameOnRedelivery(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        String tooLong = "k".repeat(2100); // the item key would exceed DynamoDB's 2,048 bytes
+        TumblingWindows.Batch batch = WINDOWS.startBatch();
+        for (int i = 1; i <= 6; i++) {
+            Instant at = HOUR.plusSeconds(i);
+            batch.add(i % 3 == 0 ? tooLong : "EUR", at, value(i), at.plusSeconds(1), SHARD_A, sequence(i));
+        }
+        List<PartialAggregate> partials = batch.finish();
+
+        SinkReport first = sink.write(partials);
+        SinkReport again = sink.write(partials);
+
+        assertThat(first.applied()).isEqualTo(4);
+        assertThat(refusedSequences(first)).containsExactly(sequence(3), sequence(6));
+        assertThat(first.refused())
+                .allSatisfy(r -> assertThat(r.reason())
+                        .startsWith("DynamoDB refused the update (ValidationException): ")
+                        .contains("2048 bytes"));
+        assertThat(again.applied()).isZero();
+        assertThat(again.absorbedDuplicates()).isEqualTo(4);
+        assertThat(again.refused()).isEqualTo(first.refused());
+        assertThat(count(item(aws, table, "EUR"))).isEqualTo(4);
+    }
+
+    @Test
+    void aValidationErrorIsPinnedOnTheRecordThatCausesItByHalving(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        // stands in for DynamoDB refusing one record's value for good: every update whose max would
+        // be 777.77 is refused with a ValidationException, on every attempt
+        FaultInjector faults = new FaultInjector()
+                .refuse(
+                        "UpdateItem",
+                        table,
+                        request -> request instanceof software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest u
+                                && u.expressionAttributeNames().entrySet().stream()
+                                        .anyMatch(n -> n.getValue().equals("max")
+                                                && u.expressionAttributeValues()
+                                                        .get(":" + n.getKey().substring(1))
+                                                        .n()
+                                                        .equals("777.77")),
+                        "the value 777.77 is refused");
+        DynamoDbClient refusing = DynamoDbClient.builder()
+                .endpointOverride(aws.dynamoDbEndpoint())
+                .region(aws.region())
+                .credentialsProvider(aws.credentialsProvider())
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(faults))
+                .build();
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(refusing, table, WRITERS);
+        Map<Integer, String> values = new java.util.HashMap<>();
+        for (int i = 1; i <= 20; i++) {
+            values.put(i, i == 13 ? "777.77" : i + ".00");
+        }
+
+        SinkReport report = sink.write(batchOf(SHARD_A, values));
+        SinkReport replay = sink.write(batchOf(SHARD_A, values));
+
+        assertThat(report.applied()).isEqualTo(19);
+        assertThat(report.refused()).singleElement().satisfies(r -> {
+            assertThat(r.sequenceNumber()).isEqualTo(sequence(13));
+            assertThat(r.reason())
+                    .isEqualTo("DynamoDB refused the update (ValidationException): One or more parameter values"
+                            + " were invalid: the value 777.77 is refused");
+        });
+        assertThat(faults.refused()).isGreaterThanOrEqualTo(2);
+        assertThat(replay.applied()).isZero();
+        assertThat(replay.absorbedDuplicates()).isEqualTo(19);
+        assertThat(replay.refused()).isEqualTo(report.refused());
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(count(item)).isEqualTo(19);
+        assertThat(item.get("sum").n()).isEqualTo("197"); // 1 + ... + 20 without 13
+        assertThat(item.get("max").n()).isEqualTo("20");
+    }
+
+    /**
+     * Seeded random deliveries of one shard near the sum's limit: batches of random length, some
+     * delivered again (the same batch, or longer, as after a failed dead-letter send) and some
+     * bisected halves replayed. Whatever the order, each record is either counted once or refused
+     * — by every delivery that carries it, with the same message — and the item holds exactly the
+     * counted records.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1L, 7L, 42L})
+    void underRandomRedeliveriesEachRecordIsCountedOnceOrRefusedEveryTime(long seed, LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        java.util.Random random = new java.util.Random(seed);
+        int records = 60;
+        Map<Integer, String> values = new java.util.TreeMap<>();
+        values.put(0, "999999999999999999999999999999999000.00");
+        for (int i = 1; i <= records; i++) {
+            values.put(
+                    i, BigDecimal.valueOf(random.nextInt(120_001) - 40_000, 2).toPlainString());
+        }
+        Map<String, String> refusedWith = new java.util.HashMap<>();
+        long applied = 0;
+        int next = 0;
+        while (next <= records) {
+            int end = Math.min(records, next + random.nextInt(10));
+            List<int[]> deliveries = new ArrayList<>();
+            deliveries.add(new int[] {next, end});
+            if (random.nextInt(3) == 0) {
+                int longer = Math.min(records, end + random.nextInt(5));
+                deliveries.add(new int[] {next, longer});
+                end = longer;
+            }
+            if (random.nextInt(3) == 0) {
+                deliveries.add(new int[] {next, next + (end - next) / 2}); // a bisected half, replayed
+            }
+            for (int[] delivery : deliveries) {
+                Map<Integer, String> batch = new java.util.TreeMap<>(values).subMap(delivery[0], delivery[1] + 1);
+                SinkReport report = sink.write(batchOf(SHARD_A, batch));
+                applied += report.applied();
+                for (SinkReport.Refused refused : report.refused()) {
+                    String earlier = refusedWith.putIfAbsent(refused.sequenceNumber(), refused.reason());
+                    assertThat(earlier)
+                            .as("the same decision, the same message")
+                            .isIn(null, refused.reason());
+                }
+                // a record refused once is refused by every later delivery that carries it
+                for (int i = delivery[0]; i <= delivery[1]; i++) {
+                    if (refusedWith.containsKey(sequence(i))) {
+                        assertThat(refusedSequences(report)).contains(sequence(i));
+                    }
+                }
+                assertThat(report.applied()
+                                + report.absorbedDuplicates()
+                                + report.refused().size())
+                        .as("every record of the delivery is accounted for once")
+                        .isEqualTo(delivery[1] - delivery[0] + 1);
+            }
+            next = end + 1;
+        }
+
+        BigDecimal counted = BigDecimal.ZERO;
+        for (var e : values.entrySet()) {
+            if (!refusedWith.containsKey(sequence(e.getKey()))) {
+                counted = counted.add(new BigDecimal(e.getValue()));
+            }
+        }
+        Map<String, AttributeValue> item = item(aws, table, "EUR");
+        assertThat(refusedWith)
+                .as("the sum came near its limit: some records were refused")
+                .isNotEmpty();
+        assertThat(count(item)).isEqualTo(applied).isEqualTo(records + 1 - refusedWith.size());
+        assertThat(number(item, "sum")).isEqualByComparingTo(counted);
+        assertThat(TumblingWindows.fits(number(item, "sum"), 2)).isTrue();
+    }
 }

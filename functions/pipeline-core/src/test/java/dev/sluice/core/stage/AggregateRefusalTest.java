@@ -1,0 +1,95 @@
+package dev.sluice.core.stage;
+
+import static dev.sluice.core.stage.StageChainTest.fixture;
+import static dev.sluice.core.stage.StageChainTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.InboundRecord;
+import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.window.PartialAggregate;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A record the aggregate sink refuses for good (it names it by position) goes to the dead-letter
+ * queue as {@code SINK_REJECTED} with its payload and the sink's message, and the rest of the batch
+ * completes: the other sinks hold every accepted event, the aggregate counts the others.
+ */
+class AggregateRefusalTest {
+
+    /** Refuses the records at the given sequence numbers, counting the rest of each partial. */
+    static final class RefusingAggregates implements AggregateSink {
+        final Set<String> refuse;
+        final List<PartialAggregate> written = new ArrayList<>();
+
+        RefusingAggregates(Set<String> refuse) {
+            this.refuse = refuse;
+        }
+
+        @Override
+        public String name() {
+            return "aggregates:spend";
+        }
+
+        @Override
+        public SinkReport write(List<PartialAggregate> partials) {
+            List<SinkReport.Refused> refused = new ArrayList<>();
+            int applied = 0;
+            for (PartialAggregate partial : partials) {
+                written.add(partial);
+                for (int i = 0; i < partial.contributions().size(); i++) {
+                    String sequence = partial.contributions().sequenceNumber(i);
+                    if (refuse.contains(sequence)) {
+                        refused.add(new SinkReport.Refused(
+                                partial.shardId(),
+                                sequence,
+                                "ValidationException: Number overflow. Attempting to store a number with"
+                                        + " magnitude larger than supported range"));
+                    } else {
+                        applied++;
+                    }
+                }
+            }
+            return new SinkReport(applied, 0, List.of(), refused);
+        }
+    }
+
+    @Test
+    void aRecordTheAggregateSinkRefusesIsDeadLetteredWithItsPayloadAndTheBatchCompletes() throws IOException {
+        BatchProcessorTest.MemorySink lake = new BatchProcessorTest.MemorySink();
+        BatchProcessorTest.MemoryDeadLetters dlq = new BatchProcessorTest.MemoryDeadLetters();
+        RefusingAggregates aggregates = new RefusingAggregates(Set.of("2"));
+        BatchProcessor processor =
+                new BatchProcessor(StageChainTest.paymentsChain(), Map.of(lake.name(), lake), aggregates, dlq);
+        List<InboundRecord> batch = List.of(
+                record("1", fixture("payment-valid.json")),
+                record("2", fixture("payment-valid.json")),
+                record("3", fixture("payment-malformed.json")),
+                record("4", fixture("payment-valid.json")));
+
+        BatchResult result = processor.process(batch);
+
+        assertThat(result.complete()).isTrue();
+        assertThat(result.deadLettered()).isEqualTo(2);
+        assertThat(lake.written).hasSize(3);
+        assertThat(result.sinks().get("aggregates:spend").applied()).isEqualTo(2);
+        assertThat(dlq.sent)
+                .extracting(d -> d.source().position().sequenceNumber(), DeadLetter::code)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("3", ReasonCode.MALFORMED_JSON),
+                        org.assertj.core.groups.Tuple.tuple("2", ReasonCode.SINK_REJECTED));
+        DeadLetter refused = dlq.sent.stream()
+                .filter(d -> d.code() == ReasonCode.SINK_REJECTED)
+                .findFirst()
+                .orElseThrow();
+        assertThat(refused.source().data()).isEqualTo(batch.get(1).data());
+        assertThat(refused.detail())
+                .isEqualTo("aggregates:spend: ValidationException: Number overflow. Attempting"
+                        + " to store a number with magnitude larger than supported range");
+    }
+}

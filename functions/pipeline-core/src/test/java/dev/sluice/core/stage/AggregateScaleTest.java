@@ -1,0 +1,95 @@
+package dev.sluice.core.stage;
+
+import static dev.sluice.core.stage.StepsTest.load;
+import static dev.sluice.core.stage.StepsTest.payment;
+import static dev.sluice.core.stage.StepsTest.pipeline;
+import static dev.sluice.core.stage.StepsTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.TestFiles;
+import dev.sluice.core.definition.DefinitionException;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.window.PartialAggregate;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An aggregate step declares the scale of its sum, min and max ({@code scale}, default 2): values are
+ * fixed-scale decimals within 38 digits, and an event whose value does not fit is dead-lettered, never
+ * rounded into the sum.
+ */
+class AggregateScaleTest {
+
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-30T20:00:00Z"), ZoneOffset.UTC);
+    private static final Instant ARRIVED = Instant.parse("2026-11-30T10:00:30Z");
+
+    private static String aggregate(String scale) {
+        return "      - aggregate: {name: spend, key: payload.currency, value: payload.amount, window: 1h,"
+                + " functions: [count, sum, min, max], " + scale + "table: spend}\n";
+    }
+
+    private static ObjectNode paymentOf(String id, BigDecimal amount) throws IOException {
+        ObjectNode event = payment(id, 1, "NL", "2026-11-30T10:00:05Z");
+        ((ObjectNode) event.get("payload")).put("amount", amount);
+        return event;
+    }
+
+    @Test
+    void withoutAScaleSumsKeepTwoDecimalsAndATinyAmountIsDeadLetteredNotSummed() throws IOException {
+        // no validate step: the aggregate's own precision is the last line of defence
+        StageChain chain = StageChain.compile(load(pipeline(aggregate(""), "")), "s", TestFiles.services(CLOCK));
+
+        BatchOutcome outcome = chain.process(List.of(
+                record("1", paymentOf("pay-00000001", new BigDecimal("10.1")), ARRIVED),
+                record("2", paymentOf("pay-00000002", new BigDecimal("1E-31")), ARRIVED),
+                record("3", paymentOf("pay-00000003", new BigDecimal("5")), ARRIVED)));
+
+        assertThat(outcome.aggregates()).singleElement().satisfies((PartialAggregate p) -> {
+            assertThat(p.count()).isEqualTo(2);
+            assertThat(p.sum().toPlainString()).isEqualTo("15.10");
+            assertThat(p.min().toPlainString()).isEqualTo("5.00");
+        });
+        assertThat(outcome.deadLetters()).singleElement().satisfies((DeadLetter d) -> {
+            assertThat(d.code()).isEqualTo(ReasonCode.SCHEMA_INVALID);
+            assertThat(d.source().position().sequenceNumber()).isEqualTo("2");
+            assertThat(d.detail()).contains("aggregate 'spend' keeps values with at most 2 decimals");
+        });
+    }
+
+    @Test
+    void aDeclaredScaleOfZeroRefusesCentsThatTheSchemaAllows() throws IOException {
+        PipelineDefinition shop = load(pipeline("      - validate\n" + aggregate("scale: 0, "), ""));
+        StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
+
+        BatchOutcome outcome = chain.process(List.of(
+                record("1", paymentOf("pay-00000001", new BigDecimal("1200")), ARRIVED),
+                record("2", paymentOf("pay-00000002", new BigDecimal("12.50")), ARRIVED)));
+
+        assertThat(outcome.aggregates())
+                .singleElement()
+                .satisfies((PartialAggregate p) ->
+                        assertThat(p.sum().toPlainString()).isEqualTo("1200"));
+        assertThat(outcome.deadLetters())
+                .singleElement()
+                .satisfies((DeadLetter d) -> assertThat(d.detail()).contains("at most 0 decimals"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"scale: 38, ", "scale: -1, ", "scale: two, ", "scale: 1.5, "})
+    void aScaleBeyondThePrecisionIsRefusedWhenTheDefinitionLoads(String scale) {
+        assertThatThrownBy(() -> load(pipeline("      - validate\n" + aggregate(scale), "")))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessageContaining("scale: the decimals kept by sum, min and max: a whole number from 0 to 37");
+    }
+}
