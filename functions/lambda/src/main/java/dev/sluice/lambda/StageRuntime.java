@@ -66,9 +66,16 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 ? SchemaCatalog.fromDirectory(Path.of(env.get(EnvironmentNames.SCHEMAS_DIR)), mapper)
                 : SchemaCatalog.fromClasspath(loader, mapper);
         DefinitionLoader definitions = new DefinitionLoader(schemas);
-        PipelineDefinition pipeline = env.containsKey(EnvironmentNames.PIPELINES_DIR)
-                ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
-                : definitions.loadResource(loader, pipelineName);
+        PipelineDefinition pipeline = env.containsKey(EnvironmentNames.PIPELINE_FILE)
+                ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINE_FILE)))
+                : env.containsKey(EnvironmentNames.PIPELINES_DIR)
+                        ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
+                        : definitions.loadResource(loader, pipelineName);
+        if (!pipeline.pipeline().equals(pipelineName)) {
+            throw new IllegalStateException(
+                    "the definition read for " + EnvironmentNames.PIPELINE + " defines pipeline '" + pipeline.pipeline()
+                            + "', not " + EnvironmentNames.PIPELINE + "='" + pipelineName + "'");
+        }
         StageDefinition stage = pipeline.stage(stageName);
         // each aggregate step writes its partials into its own table (logical name here, physical below)
         Map<String, String> aggregateTables = new LinkedHashMap<>();

@@ -71,15 +71,24 @@ public final class DefinitionLoader {
 
     /** Reads one definition file. */
     public PipelineDefinition load(Path file) {
+        return load(file, file.toString());
+    }
+
+    /**
+     * Reads one definition file.
+     *
+     * @param shownAs the file's name in error messages (the path the user wrote, say)
+     */
+    public PipelineDefinition load(Path file, String shownAs) {
         byte[] content;
         try {
             content = Files.readAllBytes(file);
         } catch (java.nio.file.NoSuchFileException e) {
-            throw new DefinitionException(file.toString(), 0, "", "no such file");
+            throw new DefinitionException(shownAs, 0, "", "no such file");
         } catch (IOException e) {
-            throw new DefinitionException(file.toString(), 0, "", "cannot be read: " + e.getMessage());
+            throw new DefinitionException(shownAs, 0, "", "cannot be read: " + e.getMessage());
         }
-        return parse(file.toString(), content);
+        return parse(shownAs, content);
     }
 
     /**
