@@ -85,6 +85,33 @@ if (grace !== undefined && grace !== '') {
   });
 }
 
+// Environment: WITH_PARENT_LISTEN_HOST=<address> makes every TCP server the target opens listen on
+// that address when it asks for all interfaces (no host, 0.0.0.0 or ::). kinesis-mock has no setting
+// for its bind address (it listens on all interfaces), and the local stack must be reachable from
+// this machine only.
+const listenHost = process.env.WITH_PARENT_LISTEN_HOST;
+delete process.env.WITH_PARENT_LISTEN_HOST;
+if (listenHost !== undefined && listenHost !== '') {
+  const net = require('net');
+  const listen = net.Server.prototype.listen;
+  const wildcard = (host) => host === undefined || host === null || host === '' || host === '0.0.0.0' || host === '::';
+  net.Server.prototype.listen = function boundListen(...args) {
+    const first = args[0];
+    if (first !== null && typeof first === 'object' && !Array.isArray(first) && first.path === undefined
+        && first.fd === undefined && first._handle === undefined && first.handle === undefined) {
+      if (wildcard(first.host)) {
+        args[0] = Object.assign({}, first, { host: listenHost });
+      }
+    } else if (typeof first === 'number' || (typeof first === 'string' && /^[0-9]+$/.test(first))) {
+      if (typeof args[1] !== 'string' || wildcard(args[1])) {
+        // listen(port[, backlog][, callback]) -> listen(port, host[, backlog][, callback])
+        args.splice(1, typeof args[1] === 'string' ? 1 : 0, listenHost);
+      }
+    }
+    return listen.apply(this, args);
+  };
+}
+
 // The target sees the command line it would have seen when run directly.
 const target = path.resolve(script);
 process.argv = [process.argv[0], target, ...args];

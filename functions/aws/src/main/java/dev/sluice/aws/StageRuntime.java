@@ -2,6 +2,7 @@ package dev.sluice.aws;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.ConfigurationException;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -48,9 +49,16 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                 ? SchemaCatalog.fromDirectory(Path.of(env.get(EnvironmentNames.SCHEMAS_DIR)), mapper)
                 : SchemaCatalog.fromClasspath(loader, mapper);
         DefinitionLoader definitions = new DefinitionLoader(schemas);
-        PipelineDefinition pipeline = env.containsKey(EnvironmentNames.PIPELINES_DIR)
-                ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
-                : definitions.loadResource(loader, pipelineName);
+        PipelineDefinition pipeline = env.containsKey(EnvironmentNames.PIPELINE_FILE)
+                ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINE_FILE)))
+                : env.containsKey(EnvironmentNames.PIPELINES_DIR)
+                        ? definitions.load(Path.of(env.get(EnvironmentNames.PIPELINES_DIR), pipelineName + ".yaml"))
+                        : definitions.loadResource(loader, pipelineName);
+        if (!pipeline.pipeline().equals(pipelineName)) {
+            throw new ConfigurationException(
+                    "the definition read for " + EnvironmentNames.PIPELINE + " defines pipeline '" + pipeline.pipeline()
+                            + "', not " + EnvironmentNames.PIPELINE + "='" + pipelineName + "'");
+        }
         StageContext context = new StageContext(
                 env, pipeline, stageName, pipeline.stage(stageName), new AwsClients(env), mapper, itemWriters());
 

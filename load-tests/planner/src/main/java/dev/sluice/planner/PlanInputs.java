@@ -40,6 +40,12 @@ public record PlanInputs(
         int lambdaMemoryMb,
         int lambdaMsPerBatch) {
 
+    /**
+     * The highest peak rate a plan is made for: 100 million events a second (100,000 shards' worth of
+     * records), far above any single pipeline, and low enough that every figure stays finite.
+     */
+    public static final long MAX_EVENTS_PER_SECOND = 100_000_000L;
+
     /** The presets of {@code ./sluice plan --example NAME}. */
     public static final List<String> EXAMPLES = List.of("payments", "clickstream");
 
@@ -54,10 +60,18 @@ public record PlanInputs(
                     plain(peakEventsPerDay),
                     plain(eventsPerDay)));
         }
+        double peakPerSecond = users * peakEventsPerDay / 86_400;
+        if (!(peakPerSecond <= MAX_EVENTS_PER_SECOND)) {
+            throw new IllegalArgumentException(String.format(
+                    Locale.ROOT,
+                    "users × peak-events-per-day is %.3g events a second at peak; at most %,d a second can be planned",
+                    peakPerSecond,
+                    MAX_EVENTS_PER_SECOND));
+        }
         between("record-bytes", recordBytes, 1, 1_048_576);
-        atLeast("retention-days", retentionDays, 1);
+        between("retention-days", retentionDays, 1, 36_500);
+        between("fan-out-consumers", fanOutConsumers, 1, 20);
         between("stream-retention-hours", streamRetentionHours, 24, 168);
-        atLeast("fan-out-consumers", fanOutConsumers, 1);
         if (!(headroom >= 0) || headroom > 10) {
             throw new IllegalArgumentException(
                     "headroom must be between 0 and 10 (a fraction), got " + plain(headroom));

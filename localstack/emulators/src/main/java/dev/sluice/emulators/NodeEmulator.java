@@ -24,6 +24,10 @@ final class NodeEmulator {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeEmulator.class);
     private static final int TAIL_BYTES = 16 * 1024;
+    /** The watchdog's variable naming the address servers listen on instead of all interfaces. */
+    static final String LISTEN_HOST_ENV = "WITH_PARENT_LISTEN_HOST";
+    /** Every local port listens on loopback only: the local stack serves this machine, no other. */
+    static final String LISTEN_HOST = "127.0.0.1";
 
     private final Emulator emulator;
     private final Process process;
@@ -66,6 +70,8 @@ final class NodeEmulator {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         builder.environment().putAll(environment);
+        // the watchdog binds every server of the emulator to loopback (kinesis-mock has no setting for it)
+        builder.environment().put(LISTEN_HOST_ENV, LISTEN_HOST);
         try {
             Files.writeString(
                     logFile,

@@ -2,9 +2,14 @@ package dev.sluice.core.definition;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import dev.sluice.core.schema.SchemaCatalog;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /** The rules a bound definition must satisfy; the first broken one is reported. */
@@ -12,14 +17,23 @@ final class DefinitionChecks {
 
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]{0,39}");
 
+    /** One segment of a lake prefix: S3's safe characters, and never {@code .} or {@code ..}. */
+    private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9_=-][A-Za-z0-9_.=-]*");
+
+    /** A fully qualified Java class name. */
+    private static final Pattern CLASS_NAME = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)+");
+
     private final String file;
     private final YamlLocator locator;
     private final SchemaCatalog schemas;
+    private final Function<String, Optional<String>> handlers;
 
-    DefinitionChecks(String file, YamlLocator locator, SchemaCatalog schemas) {
+    DefinitionChecks(
+            String file, YamlLocator locator, SchemaCatalog schemas, Function<String, Optional<String>> handlers) {
         this.file = file;
         this.locator = locator;
         this.schemas = schemas;
+        this.handlers = handlers;
     }
 
     void check(PipelineDefinition d) {
@@ -41,6 +55,7 @@ final class DefinitionChecks {
         });
         d.references().forEach((name, reference) -> checkReference(d, "/references/" + name, name, reference));
         d.stages().forEach((name, stage) -> checkStage(d, "/stages/" + name, name, stage));
+        checkCycles(d);
         d.access().forEach((persona, resources) -> {
             try {
                 Persona.fromYaml(persona);
@@ -86,6 +101,14 @@ final class DefinitionChecks {
                 lake.prefix().endsWith("/") && !lake.prefix().startsWith("/"),
                 at + "/prefix",
                 "must end with '/' and not start with one, got '" + lake.prefix() + "'");
+        for (String segment : lake.prefix().split("/", -1)) {
+            require(
+                    segment.isEmpty() || PREFIX_SEGMENT.matcher(segment).matches(),
+                    at + "/prefix",
+                    "'" + lake.prefix() + "' is not a safe key prefix: segments of letters, digits, '-', '_', '='"
+                            + " and '.', none of them '.' or '..', e.g. payments/ or lake/payments/");
+        }
+        require(!lake.prefix().contains("//"), at + "/prefix", "has an empty segment: '" + lake.prefix() + "'");
         if (lake.retentionDays() != null) {
             range(at + "/retentionDays", lake.retentionDays(), 1, 36500);
         }
@@ -95,6 +118,7 @@ final class DefinitionChecks {
         name(at, name);
         require(stage != null, at, "needs input, steps, sinks and failure");
         require(stage.input() != null, at + "/input", "is required: the stream this stage reads");
+        checkHandler(at, stage);
         require(
                 d.streams().containsKey(stage.input()),
                 at + "/input",
@@ -205,6 +229,91 @@ final class DefinitionChecks {
                 age == -1 || (age >= 60 && age <= 604_800),
                 f + "/maxRecordAgeSeconds",
                 "must be -1 (never) or between 60 and 604800, got " + age);
+    }
+
+    private void checkHandler(String at, StageDefinition stage) {
+        if (!locator.contains(JsonPointer.compile(at + "/handler"))) {
+            return;
+        }
+        String handler = stage.handler();
+        require(
+                CLASS_NAME.matcher(handler).matches(),
+                at + "/handler",
+                "'" + handler + "' is not a fully qualified Java class name, e.g. " + StageDefinition.DEFAULT_HANDLER);
+        handlers.apply(handler).ifPresent(problem -> require(false, at + "/handler", problem));
+    }
+
+    /**
+     * Refuses stages whose stream sinks lead back to their own input: records would circulate for
+     * ever (a stage writing the stream it reads is the shortest such cycle).
+     */
+    private void checkCycles(PipelineDefinition d) {
+        // stream -> the stages reading it
+        Map<String, List<String>> readers = new LinkedHashMap<>();
+        d.stages()
+                .forEach((name, stage) -> readers.computeIfAbsent(stage.input(), s -> new ArrayList<>())
+                        .add(name));
+        for (Map.Entry<String, StageDefinition> entry : d.stages().entrySet()) {
+            List<String> path = new ArrayList<>();
+            path.add(entry.getKey());
+            List<String> cycle = cycleBack(d, readers, entry.getValue().input(), path);
+            if (cycle != null) {
+                StageDefinition last = d.stage(cycle.get(cycle.size() - 1));
+                String stream = entry.getValue().input();
+                int sink = 0;
+                for (int i = 0; i < last.sinks().size(); i++) {
+                    if (stream.equals(last.sinks().get(i).stream())) {
+                        sink = i;
+                    }
+                }
+                StringBuilder route = new StringBuilder(stream);
+                for (int i = 0; i < cycle.size(); i++) {
+                    String next =
+                            i + 1 < cycle.size() ? d.stage(cycle.get(i + 1)).input() : stream;
+                    route.append(" -> stage ")
+                            .append(cycle.get(i))
+                            .append(" -> ")
+                            .append(next);
+                }
+                require(
+                        false,
+                        "/stages/" + cycle.get(cycle.size() - 1) + "/sinks/" + sink + "/stream",
+                        cycle.size() == 1
+                                ? "a stage cannot write to the stream it reads"
+                                : "the stages form a cycle (" + route
+                                        + "): every record would circulate for ever; no stage's stream sink may lead"
+                                        + " back to its own input");
+            }
+        }
+    }
+
+    /**
+     * The stages from {@code path}'s first stage that lead back to {@code start}, or {@code null}:
+     * a depth-first walk along stream sinks.
+     */
+    private static List<String> cycleBack(
+            PipelineDefinition d, Map<String, List<String>> readers, String start, List<String> path) {
+        StageDefinition current = d.stage(path.get(path.size() - 1));
+        for (SinkDefinition sink : current.sinks()) {
+            if (sink.stream() == null) {
+                continue;
+            }
+            if (sink.stream().equals(start)) {
+                return path;
+            }
+            for (String next : readers.getOrDefault(sink.stream(), List.of())) {
+                if (path.contains(next)) {
+                    continue;
+                }
+                path.add(next);
+                List<String> found = cycleBack(d, readers, start, path);
+                if (found != null) {
+                    return found;
+                }
+                path.remove(path.size() - 1);
+            }
+        }
+        return null;
     }
 
     private void checkFunction(PipelineDefinition d, String at, StageDefinition stage) {

@@ -56,7 +56,9 @@ public final class DefinitionException extends ConfigurationException {
         if (field != null && !field.isEmpty()) {
             message.append(field).append(": ");
         }
-        return message.append(problem).toString();
+        // one line whatever the problem's source text holds
+        return message.append(problem == null ? "" : problem.strip().replaceAll("\\s*[\\r\\n]+\\s*", " "))
+                .toString();
     }
 
     static JsonParseException unknownOption(JsonParser parser, StepType type, String option) {

@@ -15,13 +15,20 @@ import dev.sluice.core.schema.SchemaCatalog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -35,13 +42,27 @@ public final class DefinitionLoader {
     public static final String CLASSPATH_FOLDER = "sluice/pipelines/";
 
     private final SchemaCatalog schemas;
+    private final Function<String, Optional<String>> handlers;
     private final YAMLFactory yaml;
     private final ObjectMapper mapper;
 
     public DefinitionLoader(SchemaCatalog schemas) {
+        this(schemas, handler -> Optional.empty());
+    }
+
+    /**
+     * A loader that also checks each stage's {@code handler} where the handler classes are known (the
+     * local runtime, whose classpath holds the function artifact).
+     *
+     * @param handlers the problem with a handler class name, or empty when the class can be loaded
+     */
+    public DefinitionLoader(SchemaCatalog schemas, Function<String, Optional<String>> handlers) {
         this.schemas = schemas;
+        this.handlers = handlers;
         this.yaml = YAMLFactory.builder().build();
         this.mapper = new ObjectMapper(yaml)
+                // 1.5 is not a batch size: Jackson would truncate it to 1
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
@@ -50,11 +71,72 @@ public final class DefinitionLoader {
 
     /** Reads one definition file. */
     public PipelineDefinition load(Path file) {
+        return load(file, file.toString());
+    }
+
+    /**
+     * Reads one definition file.
+     *
+     * @param shownAs the file's name in error messages (the path the user wrote, say)
+     */
+    public PipelineDefinition load(Path file, String shownAs) {
+        byte[] content;
         try {
-            return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+            content = Files.readAllBytes(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new DefinitionException(shownAs, 0, "", "no such file");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read pipeline definition " + file, e);
+            throw new DefinitionException(shownAs, 0, "", "cannot be read: " + e.getMessage());
         }
+        return parse(shownAs, content);
+    }
+
+    /**
+     * Decodes (strictly: UTF-8 only), parses and checks a definition.
+     *
+     * @param file the name shown in error messages
+     * @param content the file's bytes
+     */
+    public PipelineDefinition parse(String file, byte[] content) {
+        return parse(file, utf8(file, content));
+    }
+
+    /** The text of a definition file; invalid UTF-8 is reported with its line. */
+    private static String utf8(String file, byte[] content) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(content);
+        CharBuffer out = CharBuffer.allocate(content.length + 1);
+        CoderResult result = decoder.decode(in, out, true);
+        if (!result.isError()) {
+            result = decoder.flush(out);
+        }
+        if (result.isError()) {
+            int at = in.position();
+            int line = 1;
+            int lineStart = 0;
+            for (int i = 0; i < at; i++) {
+                if (content[i] == '\n') {
+                    line++;
+                    lineStart = i + 1;
+                }
+            }
+            throw new DefinitionException(
+                    file,
+                    line,
+                    "",
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "not UTF-8 text: byte 0x%02X at column %d cannot start or continue a UTF-8 character",
+                            content[at] & 0xff,
+                            at - lineStart + 1));
+        }
+        out.flip();
+        String text = out.toString();
+        // a byte-order mark is harmless: drop it
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
     }
 
     /** Reads every {@code *.yaml} file of a folder, sorted by file name. */
@@ -79,7 +161,7 @@ public final class DefinitionLoader {
             if (in == null) {
                 throw new IllegalArgumentException("no pipeline definition '" + resource + "' on the classpath");
             }
-            return parse(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return parse(resource, in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }
@@ -105,7 +187,7 @@ public final class DefinitionLoader {
         if (definition == null) {
             throw new DefinitionException(file, 0, "", "the file is empty");
         }
-        new DefinitionChecks(file, locator, schemas).check(definition);
+        new DefinitionChecks(file, locator, schemas, handlers).check(definition);
         return definition;
     }
 
@@ -113,6 +195,21 @@ public final class DefinitionLoader {
         int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
         String field = "";
         String problem = e.getOriginalMessage();
+        org.yaml.snakeyaml.error.MarkedYAMLException syntax = yamlSyntax(e);
+        if (syntax != null) {
+            return syntaxError(file, syntax);
+        }
+        if (locator.duplicate() != null && String.valueOf(problem).startsWith("Duplicate field")) {
+            JsonPointer duplicate = locator.duplicate();
+            return new DefinitionException(
+                    file,
+                    locator.duplicateLine(),
+                    YamlLocator.dotted(duplicate),
+                    "is given twice (first on line " + locator.line(duplicate) + ")");
+        }
+        if (e instanceof MismatchedInputException && String.valueOf(problem).startsWith("No content to map")) {
+            return new DefinitionException(file, 0, "", "the file is empty");
+        }
         if (e instanceof JsonMappingException mapping) {
             JsonPointer pointer = pointer(mapping.getPath());
             field = YamlLocator.dotted(pointer);
@@ -121,6 +218,8 @@ public final class DefinitionLoader {
             if (mapping instanceof UnrecognizedPropertyException unknown) {
                 problem = "unknown field '" + unknown.getPropertyName() + "' (known: "
                         + known(unknown.getKnownPropertyIds()) + ")";
+            } else if (mapping.getCause() instanceof com.fasterxml.jackson.core.exc.InputCoercionException coercion) {
+                problem = "'" + text(coercion) + "' is out of range (a whole number up to 2147483647)";
             } else if (mapping instanceof ValueInstantiationException || mapping.getCause() != null) {
                 Throwable cause = mapping.getCause() == null ? mapping : mapping.getCause();
                 problem = cause instanceof JsonProcessingException processing
@@ -133,6 +232,60 @@ public final class DefinitionLoader {
             }
         }
         return new DefinitionException(file, line, field, problem);
+    }
+
+    private static String text(com.fasterxml.jackson.core.exc.InputCoercionException e) {
+        try {
+            if (e.getProcessor() != null && e.getProcessor().getText() != null) {
+                return e.getProcessor().getText();
+            }
+        } catch (IOException ignored) {
+            // the number is in the message too
+        }
+        java.util.regex.Matcher number =
+                java.util.regex.Pattern.compile("\\(([-0-9.eE+]+)\\)").matcher(String.valueOf(e.getOriginalMessage()));
+        return number.find() ? number.group(1) : "?";
+    }
+
+    /** The YAML parser's own error behind a Jackson exception, if the text is not well-formed YAML. */
+    private static org.yaml.snakeyaml.error.MarkedYAMLException yamlSyntax(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException marked) {
+                return marked;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A YAML syntax error as one line at the line of the problem (SnakeYAML's own message spans
+     * several lines and quotes the text).
+     */
+    private static DefinitionException syntaxError(String file, org.yaml.snakeyaml.error.MarkedYAMLException e) {
+        org.yaml.snakeyaml.error.Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+        int line = mark == null ? 0 : mark.getLine() + 1;
+        String problem = e.getProblem() == null ? "" : e.getProblem();
+        String context = e.getContext() == null ? "" : e.getContext();
+        org.yaml.snakeyaml.error.Mark opened = e.getContextMark();
+        if (problem.contains("\\t") || problem.contains("\t")) {
+            problem = "a tab character" + (mark == null ? "" : " at column " + (mark.getColumn() + 1))
+                    + ": YAML indents with spaces only";
+            mark = null;
+        } else if (context.startsWith("while parsing a flow") && opened != null) {
+            // the bracket left open is the mistake, not the line where the parser noticed it
+            problem = "not valid YAML: the '" + (context.contains("sequence") ? "[" : "{") + "' at column "
+                    + (opened.getColumn() + 1) + " is not closed (" + problem + " on line " + line + ")";
+            line = opened.getLine() + 1;
+            mark = null;
+        } else if (problem.contains("<block end>")) {
+            problem = "not valid YAML: indented differently from the lines above it (" + problem + ")";
+        } else {
+            problem = "not valid YAML: " + problem + (context.isBlank() ? "" : " (" + context + ")");
+        }
+        if (mark != null) {
+            problem = problem + " at column " + (mark.getColumn() + 1);
+        }
+        return new DefinitionException(file, line, "", problem);
     }
 
     private static JsonPointer pointer(List<JsonMappingException.Reference> path) {

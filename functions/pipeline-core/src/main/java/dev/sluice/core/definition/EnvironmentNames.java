@@ -40,6 +40,13 @@ public final class EnvironmentNames {
      * the repository's {@code pipelines/} so edits need no rebuild).
      */
     public static final String PIPELINES_DIR = "SLUICE_PIPELINES_DIR";
+    /**
+     * Optional definition file to read instead of {@code <PIPELINES_DIR>/<pipeline>.yaml} or the
+     * packaged one: local runs of a definition given by path ({@code ./sluice load --pipeline FILE})
+     * set it, so every process reads exactly the file the user named. Its {@code pipeline:} must be
+     * {@link #PIPELINE}.
+     */
+    public static final String PIPELINE_FILE = "SLUICE_PIPELINE_FILE";
     /** Optional folder of schemas to read instead of the packaged ones. */
     public static final String SCHEMAS_DIR = "SLUICE_SCHEMAS_DIR";
     /**

@@ -64,7 +64,7 @@ final class StepChecks {
                 case AGGREGATE -> {
                     String name = required(step, "name", stepAt);
                     rules.require(aggregates.add(name), stepAt + "/name", "aggregate '" + name + "' is declared twice");
-                    aggregate(step, stepAt);
+                    aggregate(input, enriched, step, stepAt);
                 }
                 case ROUTE -> route(input, enriched, step, stepAt);
             }
@@ -91,10 +91,10 @@ final class StepChecks {
         return into;
     }
 
-    private void aggregate(StepDefinition step, String stepAt) {
+    private void aggregate(StreamDefinition input, Set<String> enriched, StepDefinition step, String stepAt) {
         String key = required(step, "key", stepAt);
         field(key, stepAt + "/key");
-        StreamDefinition input = pipeline.stream(stage.input());
+        declared(input, enriched, key, stepAt + "/key");
         int parallelization = stage.batching().parallelizationFactor();
         rules.require(
                 parallelization == 1 || key.equals(input.partitionKey()),
@@ -146,6 +146,28 @@ final class StepChecks {
         rules.require(!needsValue || value != null, stepAt + "/value", "sum, min and max need the value field");
         if (value != null) {
             field(value, stepAt + "/value");
+            declared(input, enriched, value, stepAt + "/value");
+        }
+    }
+
+    /**
+     * Refuses a field path the input stream's schema does not declare (a field added by an earlier
+     * {@code enrich} step is a map whose fields are not known here).
+     */
+    private void declared(StreamDefinition input, Set<String> enriched, String path, String pointer) {
+        String[] parts = path.split("\\.");
+        if (enriched.contains(parts[0])) {
+            return;
+        }
+        com.fasterxml.jackson.databind.JsonNode node =
+                schemas.schema(input.schema()).document();
+        for (String part : parts) {
+            node = node.path("properties").path(part);
+            rules.require(
+                    !node.isMissingNode(),
+                    pointer,
+                    "'" + path + "' is not a field of schema " + input.schema() + " (the events of stream '"
+                            + stage.input() + "')");
         }
     }
 

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Remembers the line of every node of a YAML document by its JSON pointer, so checks made after
@@ -15,16 +17,25 @@ import java.util.Map;
 final class YamlLocator {
 
     private final Map<String, Integer> lines = new HashMap<>();
+    private JsonPointer duplicate;
+    private int duplicateLine;
 
     YamlLocator(YAMLFactory factory, String yaml) {
         try (JsonParser parser = factory.createParser(yaml)) {
+            // duplicates are found here, with the line of the second occurrence
+            parser.disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            Set<String> fields = new HashSet<>();
             for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
                 if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
                     continue;
                 }
-                lines.putIfAbsent(
-                        parser.getParsingContext().pathAsPointer().toString(),
-                        parser.currentTokenLocation().getLineNr());
+                JsonPointer pointer = parser.getParsingContext().pathAsPointer();
+                int line = parser.currentTokenLocation().getLineNr();
+                if (token == JsonToken.FIELD_NAME && !fields.add(pointer.toString()) && duplicate == null) {
+                    duplicate = pointer;
+                    duplicateLine = line;
+                }
+                lines.putIfAbsent(pointer.toString(), line);
             }
         } catch (IOException e) {
             // the binder reports the syntax error with its own location; lines stay partial
@@ -40,6 +51,16 @@ final class YamlLocator {
             }
         }
         return 0;
+    }
+
+    /** The first field given twice in one map, or {@code null}. */
+    JsonPointer duplicate() {
+        return duplicate;
+    }
+
+    /** The line of the second occurrence of {@link #duplicate()}. */
+    int duplicateLine() {
+        return duplicateLine;
     }
 
     /** Whether the document has a node at exactly this pointer. */

@@ -1,7 +1,6 @@
 package dev.sluice.localstack.load;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.FunctionDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -15,6 +14,7 @@ import dev.sluice.generators.ClickstreamGenerator;
 import dev.sluice.generators.DailyCurve;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
+import dev.sluice.localstack.LocalDefinitions;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.reconcile.LedgerEntry;
 import dev.sluice.localstack.reconcile.Producer;
@@ -91,7 +91,10 @@ public final class LoadRun {
 
     public Outcome run() {
         SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
-        PipelineDefinition definition = new DefinitionLoader(schemas).load(settings.definition());
+        Path file = settings.definition().toAbsolutePath().normalize();
+        Path base = root.toAbsolutePath().normalize();
+        PipelineDefinition definition = LocalDefinitions.loader(root)
+                .load(file, file.startsWith(base) ? base.relativize(file).toString() : file.toString());
         String stageName = definition.stages().keySet().iterator().next();
         StageDefinition stage = definition.stage(stageName);
         Function<Instant, GeneratedEvent> generator =
@@ -133,7 +136,12 @@ public final class LoadRun {
                 .build();
         try (LocalAws aws = LocalAws.start(options);
                 LocalPipeline pipeline = LocalPipeline.provision(aws, definition, null, root)
-                        .withEnvironment(Map.of(EnvironmentNames.METRICS_FILE, metrics.toString()))
+                        .withEnvironment(Map.of(
+                                EnvironmentNames.METRICS_FILE,
+                                metrics.toString(),
+                                // the functions and KCL workers read the very file given, not pipelines/<name>.yaml
+                                EnvironmentNames.PIPELINE_FILE,
+                                settings.definition().toAbsolutePath().toString()))
                         .start()) {
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();

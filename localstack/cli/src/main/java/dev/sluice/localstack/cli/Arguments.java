@@ -51,9 +51,24 @@ final class Arguments {
     }
 
     int positiveInt(String name, int otherwise) {
+        return positiveInt(name, otherwise, Integer.MAX_VALUE);
+    }
+
+    /** A whole number from 1 to {@code max}. */
+    int positiveInt(String name, int otherwise, int max) {
         String value = values.get(name);
         if (value == null) {
             return otherwise;
+        }
+        long asLong;
+        try {
+            asLong = Long.parseLong(value.replace("_", "").replace(",", ""));
+        } catch (NumberFormatException e) {
+            asLong = 0;
+        }
+        if (asLong > max && max < Integer.MAX_VALUE) {
+            throw new UsageException(String.format(
+                    java.util.Locale.ROOT, "option --%s must be at most %,d, got '%s'", name, max, value));
         }
         try {
             int n = Integer.parseInt(value.replace("_", "").replace(",", ""));

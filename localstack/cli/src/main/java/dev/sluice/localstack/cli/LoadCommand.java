@@ -17,6 +17,12 @@ final class LoadCommand {
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
     static final Set<String> FLAGS = Set.of("aws", "day");
 
+    /** The highest --rate: far beyond the local stack, and a sane ceiling for a load test of one stream. */
+    static final int MAX_RATE = 1_000_000;
+
+    /** The longest --duration: a week. */
+    static final Duration MAX_DURATION = Duration.ofDays(7);
+
     private final Path root;
     private final PrintStream out;
     private final PrintStream err;
@@ -35,7 +41,21 @@ final class LoadCommand {
         }
         Path definition = definition(pipeline);
         double rate = args.number("rate", 100, true);
+        if (rate > MAX_RATE) {
+            throw new UsageException(String.format(
+                    Locale.ROOT,
+                    "option --rate must be at most %,d events a second, got '%s'",
+                    MAX_RATE,
+                    args.get("rate")));
+        }
         Duration duration = duration(args.get("duration", "30s"));
+        if (rate * duration.toSeconds() < 1) {
+            throw new UsageException(String.format(
+                    Locale.ROOT,
+                    "--rate %s for --duration %s produces no event: ask for at least one (rate × seconds ≥ 1)",
+                    args.get("rate"),
+                    args.get("duration", "30s")));
+        }
         double invalidShare = args.number("invalid-share", 0.005, false);
         if (invalidShare > 1) {
             throw new UsageException(
@@ -171,15 +191,24 @@ final class LoadCommand {
             unit = 3600;
             v = v.substring(0, v.length() - 1);
         }
+        long n;
         try {
-            long n = Long.parseLong(v);
+            n = Long.parseLong(v);
             if (n <= 0) {
                 throw new NumberFormatException();
             }
-            return Duration.ofSeconds(n * unit);
         } catch (NumberFormatException e) {
-            throw new UsageException(
-                    "option --duration must be a positive whole number of seconds (or 2m, 1h), got '" + value + "'");
+            if (v.matches("[0-9]{19,}")) {
+                n = Long.MAX_VALUE; // too long for a long: reported as too long below
+            } else {
+                throw new UsageException("option --duration must be a positive whole number of seconds (or 2m, 1h),"
+                        + " got '" + value + "'");
+            }
         }
+        if (n > MAX_DURATION.toSeconds() / unit) {
+            throw new UsageException(
+                    "option --duration must be at most " + MAX_DURATION.toHours() + "h (a week), got '" + value + "'");
+        }
+        return Duration.ofSeconds(n * unit);
     }
 }

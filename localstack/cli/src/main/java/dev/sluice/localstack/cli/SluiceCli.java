@@ -8,11 +8,11 @@ import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsOptions;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
+import dev.sluice.localstack.LocalDefinitions;
 import dev.sluice.localstack.LocalPipeline;
 import dev.sluice.localstack.esm.LocalEventSourceMapping;
 import dev.sluice.localstack.faults.FaultScenario;
@@ -68,6 +68,12 @@ public final class SluiceCli {
                    [--parallelization P] [--leases-per-worker L] [--target-latency-ms T] [--compression R]
                    [--batch-size N] [--lambda-memory-mb M] [--lambda-ms-per-batch MS] [--price-table FILE]
                                              capacity plan and monthly AWS cost (see load-tests/planner/README.md)""";
+
+    /**
+     * The most events {@code demo} and {@code faults} produce: the producer's ledger of every event
+     * is held in memory to reconcile against, and the local stack drains a few hundred a second.
+     */
+    static final int MAX_EVENTS = 100_000;
 
     private final Path root;
     private final PrintStream out;
@@ -222,7 +228,7 @@ public final class SluiceCli {
     }
 
     private int demo(Arguments args) {
-        int events = args.positiveInt("events", 10_000);
+        int events = args.positiveInt("events", 10_000, MAX_EVENTS);
         long seed = args.longValue("seed", 20_261_130L);
         long started = System.nanoTime();
         PipelineDefinition payments = loader().load(root.resolve("pipelines/payments.yaml"));
@@ -398,7 +404,7 @@ public final class SluiceCli {
     // faults
 
     private int faults(Arguments args) {
-        int events = args.positiveInt("events", 1_000);
+        int events = args.positiveInt("events", 1_000, MAX_EVENTS);
         List<FaultScenario> all = FaultSuite.scenarios(events);
         String only = args.get("scenario");
         List<FaultScenario> chosen = only == null
@@ -534,10 +540,32 @@ public final class SluiceCli {
 
     // up
 
+    /** The lock of a running {@code up}, beside the endpoints file it writes. */
+    static final String UP_LOCK = "localstack/.run/up.lock";
+
+    private static final String ENDPOINTS = "localstack/.run/endpoints.json";
+
     private int up(Arguments args) {
-        int workers = args.positiveInt("workers", 1);
-        List<PipelineDefinition> pipelines = loader().loadAll(root.resolve("pipelines"));
-        LocalAws aws = LocalAws.start(options());
+        int workers = args.positiveInt("workers", 1, 10);
+        // one instance at a time: a second would overwrite endpoints.json, which then points at dead
+        // ports once either stops
+        RunLock lock;
+        try {
+            lock = RunLock.acquire(root.resolve(UP_LOCK), UP_LOCK);
+        } catch (RunLock.HeldException e) {
+            err.println("sluice: " + e.getMessage());
+            return 1;
+        }
+        Path file = root.resolve(ENDPOINTS);
+        LocalAws aws;
+        List<PipelineDefinition> pipelines;
+        try {
+            pipelines = loader().loadAll(root.resolve("pipelines"));
+            aws = LocalAws.start(options());
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
         List<LocalPipeline> running = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
@@ -545,6 +573,13 @@ public final class SluiceCli {
                         () -> {
                             running.forEach(LocalPipeline::close);
                             aws.close();
+                            try {
+                                // its ports are closed now: no file may point at them
+                                Files.deleteIfExists(file);
+                            } catch (IOException e) {
+                                // left for the next up to overwrite
+                            }
+                            lock.close();
                             stopped.countDown();
                         },
                         "sluice-up-shutdown"));
@@ -605,7 +640,6 @@ public final class SluiceCli {
                 p.set("kclWorkers", kcl);
             }
         }
-        Path file = root.resolve("localstack/.run/endpoints.json");
         try {
             Files.createDirectories(file.getParent());
             Files.writeString(
@@ -702,7 +736,7 @@ public final class SluiceCli {
     }
 
     private DefinitionLoader loader() {
-        return new DefinitionLoader(SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper));
+        return LocalDefinitions.loader(root);
     }
 
     private LocalAwsOptions options() {

@@ -111,6 +111,8 @@ public final class LocalKclWorkers implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>(environment);
         env.put("SLUICE_KCL_WORKER_ID", workerId);
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        // Quarkus listens on all interfaces by default: the health and lease endpoints stay on this machine
+        env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = List.of(
                 java,
