@@ -387,8 +387,7 @@ class ObservabilityTest {
 
     @Test
     void emfNamesAreThoseTheStageFunctionsWrite() throws IOException {
-        Path source =
-                SluiceRoot.locate().resolve("functions/aws/src/main/java/dev/sluice/aws/metrics/EmfMetrics.java");
+        Path source = SluiceRoot.locate().resolve("functions/aws/src/main/java/dev/sluice/aws/metrics/EmfMetrics.java");
         Map<String, String> constants = new LinkedHashMap<>();
         Matcher m =
                 Pattern.compile("static final String (\\w+) = \"([^\"]*)\";").matcher(Files.readString(source));
