@@ -1,5 +1,6 @@
 package dev.sluice.core.definition;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -64,6 +65,53 @@ public final class EnvironmentNames {
     public static final String KCL_STREAM = "SLUICE_KCL_STREAM";
     /** KCL stages only: the lease table the stack provisions (KCL must not create it). */
     public static final String KCL_LEASE_TABLE = "SLUICE_KCL_LEASE_TABLE";
+
+    /** Which process reads a variable. */
+    public enum Reader {
+        /** Every stage, Lambda function or KCL worker alike: {@code StageRuntime} in functions/aws. */
+        STAGE,
+        /** The KCL worker only (functions/kcl). */
+        KCL_WORKER
+    }
+
+    /**
+     * One environment variable of a stage.
+     *
+     * @param name the variable, or for a family the prefix its members start with
+     * @param family whether {@code name} is a prefix followed by a logical name in upper snake case
+     * @param readBy the process that reads it
+     * @param localOnly whether only local runs set it (never infra-cdk in AWS)
+     * @param meaning what it holds, in a few words
+     */
+    public record Variable(String name, boolean family, Reader readBy, boolean localOnly, String meaning) {
+
+        /** How the documentation writes it: a family as {@code SLUICE_TABLE_<NAME>}. */
+        public String documented() {
+            return family ? name + "<NAME>" : name;
+        }
+    }
+
+    /**
+     * Every variable a stage reads, the one source of truth for the table in {@code
+     * docs/pipeline-definition.md} (a test compares them) and for this class's constants.
+     */
+    public static final List<Variable> VARIABLES = List.of(
+            new Variable(PIPELINE, false, Reader.STAGE, false, "which definition to run"),
+            new Variable(STAGE, false, Reader.STAGE, false, "which stage of it"),
+            new Variable(LAKE_BUCKET, false, Reader.STAGE, false, "the lake bucket"),
+            new Variable(LEDGER_TABLE, false, Reader.STAGE, false, "the lake's commit ledger table"),
+            new Variable(TABLE_PREFIX, true, Reader.STAGE, false, "the physical name of a table"),
+            new Variable(STREAM_PREFIX, true, Reader.STAGE, false, "the physical name of a stream"),
+            new Variable(QUEUE_URL_PREFIX, true, Reader.STAGE, false, "the URL of a queue"),
+            new Variable(SECRET_ID_PREFIX, true, Reader.STAGE, false, "the Secrets Manager id of a secret"),
+            new Variable(SECRETS_DIR, false, Reader.STAGE, true, "the folder of secret files"),
+            new Variable(PIPELINE_FILE, false, Reader.STAGE, true, "the definition file to read"),
+            new Variable(PIPELINES_DIR, false, Reader.STAGE, true, "the folder of definitions to read"),
+            new Variable(SCHEMAS_DIR, false, Reader.STAGE, true, "the folder of schemas to read"),
+            new Variable(METRICS_FILE, false, Reader.STAGE, true, "the file metrics are appended to"),
+            new Variable(KCL_APPLICATION, false, Reader.KCL_WORKER, false, "the KCL application name"),
+            new Variable(KCL_STREAM, false, Reader.KCL_WORKER, false, "the input stream's physical name"),
+            new Variable(KCL_LEASE_TABLE, false, Reader.KCL_WORKER, false, "the provisioned lease table"));
 
     private EnvironmentNames() {}
 
