@@ -33,10 +33,15 @@ public final class RecordParser {
     private final ObjectReader reader;
 
     public RecordParser(ObjectMapper mapper) {
-        this.reader = Objects.requireNonNull(mapper, "mapper")
+        this(Objects.requireNonNull(mapper, "mapper")
                 .reader()
                 .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+    }
+
+    /** A parser reading with exactly this reader (tests build deliberately broken ones). */
+    RecordParser(ObjectReader reader) {
+        this.reader = reader;
     }
 
     /** Why a record's bytes have no single JSON-object reading. */
