@@ -127,8 +127,17 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
         SecretProvider secrets = masks ? secrets(env, clients) : null;
 
         String dlq = stage.failure().deadLetterQueue();
+        // records too large for a message go whole to the pipeline's bucket (the claim check)
+        String claimChecks = env.get(EnvironmentNames.LAKE_BUCKET);
         SqsDeadLetterSink deadLetters = new SqsDeadLetterSink(
-                clients.sqs(), required(env, EnvironmentNames.queueUrl(dlq)), pipelineName, stageName, mapper);
+                clients.sqs(),
+                required(env, EnvironmentNames.queueUrl(dlq)),
+                pipelineName,
+                stageName,
+                mapper,
+                claimChecks == null ? null : clients.s3(),
+                claimChecks,
+                dlq);
         StageChain chain = StageChain.compile(
                 pipeline, stageName, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, references));
         dev.sluice.core.stage.AggregateSink aggregates = aggregateTables.isEmpty()
