@@ -1,9 +1,11 @@
 package dev.sluice.cdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.Persona;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -116,5 +118,38 @@ class ClaimCheckGrantsTest {
                                                 "Prefix", "sluice-dead-letters/payments-dlq/",
                                                 "ExpirationInDays", 15,
                                                 "Status", "Enabled"))))))));
+    }
+
+    @Test
+    void lakePrefixInsideTheClaimCheckFolderIsRefused() throws Exception {
+        App other = TestApps.app(Files.createDirectories(dir.resolve("overlap")));
+        String yaml = """
+                pipeline: overlap
+                streams:
+                  raw:
+                    shards: 1
+                    schema: payments.transaction.v1
+                lakes:
+                  everything:
+                    prefix: sluice-dead-letters/raw-dlq/
+                queues:
+                  raw-dlq: {}
+                stages:
+                  land:
+                    input: raw
+                    consumer: lambda
+                    sinks:
+                      - lake: everything
+                    failure:
+                      deadLetterQueue: raw-dlq
+                """;
+        assertThatThrownBy(() -> new PipelineStack(
+                        other,
+                        "sluice-overlap",
+                        new PipelineStackProps(
+                                TestApps.loader().parse("overlap.yaml", yaml), SluiceApp.lambdaArtifact(other), null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lake 'everything'")
+                .hasMessageContaining("sluice-dead-letters/");
     }
 }
