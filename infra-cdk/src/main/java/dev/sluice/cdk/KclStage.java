@@ -265,6 +265,9 @@ public final class KclStage extends Construct {
         environment.put(EnvironmentNames.KCL_STREAM, input.getStreamName());
         environment.put(EnvironmentNames.KCL_LEASE_TABLE, leaseTable.getTableName());
         environment.put(EnvironmentNames.queueUrl(stage.failure().deadLetterQueue()), deadLetterQueue.getQueueUrl());
+        // the bucket of the dead-letter claim checks (records too large for a message)
+        stack.getLakeBucket()
+                .ifPresent(bucket -> environment.put(EnvironmentNames.LAKE_BUCKET, bucket.getBucketName()));
         for (SinkDefinition sink : stage.sinks()) {
             switch (sink.kind()) {
                 case TABLE ->
@@ -332,6 +335,7 @@ public final class KclStage extends Construct {
             stack.getSecret(secret).grantRead(role);
         }
         deadLetterQueue.grantSendMessages(role);
+        stack.grantClaimChecks(role, stage.failure().deadLetterQueue());
 
         // KCL's metrics: PutMetricData has no resource type, so it is limited by namespace instead
         role.addToPrincipalPolicy(PolicyStatement.Builder.create()

@@ -94,6 +94,8 @@ public final class LambdaStage extends Construct {
         environment.put(EnvironmentNames.PIPELINE, pipeline);
         environment.put(EnvironmentNames.STAGE, stageName);
         environment.put(EnvironmentNames.queueUrl(stage.failure().deadLetterQueue()), deadLetterQueue.getQueueUrl());
+        // the bucket of the dead-letter claim checks (records too large for a message)
+        environment.put(EnvironmentNames.LAKE_BUCKET, lakeBucket(stack).getBucketName());
         environment.put(StageEnvironment.JAVA_TOOL_OPTIONS, StageEnvironment.JVM_FLAGS);
         for (SinkDefinition sink : stage.sinks()) {
             switch (sink.kind()) {
@@ -181,6 +183,7 @@ public final class LambdaStage extends Construct {
             stack.getSecret(secret).grantRead(function);
         }
         deadLetterQueue.grantSendMessages(function);
+        stack.grantClaimChecks(function, stage.failure().deadLetterQueue());
 
         this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
         function.addEventSource(eventSource);

@@ -103,7 +103,10 @@ public final class NagSuppressionsForSluice {
                     "AWSLambdaBasicExecutionRole: only log stream creation and log writes, into the function's own"
                             + " KMS-encrypted log group",
                     List.of("Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")));
-            List<String> wildcards = new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*"));
+            List<String> wildcards = new ArrayList<>(List.of(
+                    "Action::kms:GenerateDataKey*",
+                    "Action::kms:ReEncrypt*",
+                    claimChecks(bucketArn, stack, stage.getStageName())));
             for (SinkDefinition sink :
                     stack.getDefinition().stages().get(stage.getStageName()).sinks()) {
                 if (sink.kind() == SinkDefinition.Kind.LAKE) {
@@ -121,7 +124,9 @@ public final class NagSuppressionsForSluice {
                             policy,
                             "AwsSolutions-IAM5",
                             KMS_WILDCARDS + "; on its lake prefix the bucket grant helpers' read and put actions"
-                                    + " (no delete), on the objects under that prefix only",
+                                    + " (no delete), on the objects under that prefix only; s3:PutObject alone on the"
+                                    + " objects under its dead-letter queue's claim-check prefix (one object per"
+                                    + " record too large for a message, keyed by its position)",
                             wildcards.stream().distinct().toList())));
         });
         stack.getKclStages().values().forEach(stage -> {
@@ -140,11 +145,14 @@ public final class NagSuppressionsForSluice {
                             "AwsSolutions-IAM5",
                             KMS_WILDCARDS + "; the enhanced fan-out consumer named after the KCL application (its ARN"
                                     + " ends in a creation timestamp); cloudwatch:PutMetricData, which has no resource"
-                                    + " type, limited to the application's namespace by condition",
+                                    + " type, limited to the application's namespace by condition; s3:PutObject alone"
+                                    + " on the objects under its dead-letter queue's claim-check prefix (one object per"
+                                    + " record too large for a message, keyed by its position)",
                             List.of(
                                     "Action::kms:GenerateDataKey*",
                                     "Action::kms:ReEncrypt*",
                                     "Resource::" + streamArn + "/consumer/" + stage.getApplicationName() + ":*",
+                                    claimChecks(bucketArn, stack, stage.getStageName()),
                                     "Resource::*"))));
             if (stage.isEcrImage()) {
                 policy((Role) stage.getTaskDefinition().getExecutionRole())
@@ -198,6 +206,12 @@ public final class NagSuppressionsForSluice {
                                 + " the other read actions it needs support no resource narrower than *",
                         List.of("Resource::*"))));
         return out;
+    }
+
+    /** The finding for a stage's put on its dead-letter queue's claim checks. */
+    private static String claimChecks(String bucketArn, PipelineStack stack, String stageName) {
+        String queue = stack.getDefinition().stages().get(stageName).failure().deadLetterQueue();
+        return "Resource::" + bucketArn + "/" + dev.sluice.core.event.DeadLetter.claimCheckPrefix(queue) + "*";
     }
 
     private static java.util.Optional<IConstruct> policy(Role role) {

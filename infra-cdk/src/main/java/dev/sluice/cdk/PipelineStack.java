@@ -8,6 +8,7 @@ import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.definition.StepDefinition;
 import dev.sluice.core.definition.StepType;
 import dev.sluice.core.definition.StreamDefinition;
+import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.stage.StageChain;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,6 +30,8 @@ import software.amazon.awscdk.services.dynamodb.BillingMode;
 import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
 import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.dynamodb.TableEncryption;
+import software.amazon.awscdk.services.iam.IGrantable;
+import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.kinesis.Stream;
 import software.amazon.awscdk.services.kinesis.StreamEncryption;
 import software.amazon.awscdk.services.kinesis.StreamMode;
@@ -119,9 +122,14 @@ public class PipelineStack extends Stack {
         streams.forEach((name, stream) -> ResourceMetadata.mark(stream, ResourceMetadata.KIND_STREAM, name));
         tables.forEach((name, table) -> ResourceMetadata.mark(table, ResourceMetadata.KIND_TABLE, name));
         queues.forEach((name, queue) -> ResourceMetadata.mark(queue, ResourceMetadata.KIND_QUEUE, name));
-        // reference objects live in the lake bucket too, so a pipeline with only those still gets one
+        // reference objects and dead-letter claim checks live in the lake bucket too, so a pipeline
+        // with only those still gets one (every pipeline with a dead-letter queue does)
         boolean objectReferences = definition.references().values().stream().anyMatch(r -> r.object() != null);
-        this.lakeBucket = definition.lakes().isEmpty() && !objectReferences ? null : lakeBucket(definition.lakes());
+        this.lakeBucket = definition.lakes().isEmpty()
+                        && !objectReferences
+                        && definition.queues().isEmpty()
+                ? null
+                : lakeBucket(definition.lakes());
         // the lake sink's per-shard commit ledger: one table for every lake of the pipeline
         this.ledgerTable =
                 definition.lakes().isEmpty() ? null : keyedByPk("LakeLedger", LakeDefinition.LEDGER_EXPIRES_AT);
@@ -231,6 +239,14 @@ public class PipelineStack extends Stack {
     }
 
     private Bucket lakeBucket(Map<String, LakeDefinition> lakes) {
+        lakes.forEach((name, lake) -> {
+            if (lake.prefix().startsWith(DeadLetter.CLAIM_CHECK_ROOT)
+                    || DeadLetter.CLAIM_CHECK_ROOT.startsWith(lake.prefix())) {
+                throw new IllegalArgumentException("lake '" + name + "': prefix '" + lake.prefix()
+                        + "' overlaps '" + DeadLetter.CLAIM_CHECK_ROOT
+                        + "', where dead-letter claim checks (raw records) are kept");
+            }
+        });
         List<LifecycleRule> rules = new ArrayList<>();
         rules.add(LifecycleRule.builder()
                 .id("abort-incomplete-multipart-uploads")
@@ -246,6 +262,15 @@ public class PipelineStack extends Stack {
             }
             rules.add(rule.build());
         });
+        // dead-letter claim checks outlive their message by a day, then go
+        definition
+                .queues()
+                .forEach((name, queue) -> rules.add(LifecycleRule.builder()
+                        .id("dead-letters-" + name)
+                        .prefix(DeadLetter.claimCheckPrefix(name))
+                        .expiration(Duration.days(queue.retentionDays() + 1))
+                        .noncurrentVersionExpiration(Duration.days(1))
+                        .build()));
         // server access logs of the lake (S3 delivers them to SSE-S3 buckets only), kept a year
         this.lakeAccessLogs = Bucket.Builder.create(this, "LakeAccessLogs")
                 .encryption(BucketEncryption.S3_MANAGED)
@@ -343,6 +368,25 @@ public class PipelineStack extends Stack {
     /** The queue with this logical name. */
     public Queue getQueue(String logicalName) {
         return lookup(queues, logicalName, "queue");
+    }
+
+    /**
+     * Lets a stage write the claim checks of its dead-letter queue: {@code s3:PutObject} on the
+     * objects under {@link DeadLetter#claimCheckPrefix} of that queue and nothing else (no read, no
+     * delete, no other prefix), and {@code kms:GenerateDataKey} with the lake key through S3. Claim
+     * checks hold raw records: no persona but {@code admin} (the whole bucket) reads them, as no lake
+     * prefix may be or contain that folder.
+     */
+    void grantClaimChecks(IGrantable grantee, String queue) {
+        Bucket bucket = getLakeBucket()
+                .orElseThrow(() -> new IllegalStateException(
+                        "pipeline '" + definition.pipeline() + "' has a dead-letter queue but no bucket"));
+        grantee.getGrantPrincipal()
+                .addToPrincipalPolicy(PolicyStatement.Builder.create()
+                        .actions(List.of("s3:PutObject"))
+                        .resources(List.of(bucket.arnForObjects(DeadLetter.claimCheckPrefix(queue) + "*")))
+                        .build());
+        keys.grantVia(grantee, PipelineKeys.Use.LAKE, List.of("kms:GenerateDataKey"));
     }
 
     /**

@@ -182,7 +182,10 @@ class KclStageTest {
                         Map.entry("SLUICE_KCL_LEASE_TABLE", ref(stage.getLeaseTable())),
                         Map.entry("SLUICE_QUEUE_URL_CLICKS_DLQ", ref(stack.getQueue("clicks-dlq"))),
                         Map.entry("SLUICE_TABLE_PAGE_VIEWS_PER_MINUTE", ref(stack.getTable("page-views-per-minute"))),
-                        Map.entry("SLUICE_TABLE_PAGE_CATALOGUE", ref(stack.getTable("page-catalogue"))));
+                        Map.entry("SLUICE_TABLE_PAGE_CATALOGUE", ref(stack.getTable("page-catalogue"))),
+                        // where records too large for a dead-letter message go (the claim check)
+                        Map.entry(
+                                "SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow())));
         assertThat(container).doesNotContainKey("Secrets");
         assertThat(SecretLookingValues.in(environment, TemplateQueries.secretLogicalIds(template)))
                 .isEmpty();
@@ -236,6 +239,13 @@ class KclStageTest {
         Map<String, Object> consumer =
                 Map.of("Fn::Join", List.of("", List.of(stream, "/consumer/sluice-clickstream-page-counts:*")));
         Map<String, Object> index = Map.of("Fn::Join", List.of("", List.of(lease, "/index/LeaseOwnerToLeaseKeyIndex")));
+        Map<String, Object> claimChecks = Map.of(
+                "Fn::Join",
+                List.of(
+                        "",
+                        List.of(
+                                getAtt(stack.getLakeBucket().orElseThrow(), "Arn"),
+                                "/sluice-dead-letters/clicks-dlq/*")));
         Map<Object, TreeSet<String>> actions =
                 actionsByResource(stage.getTaskDefinition().getTaskRole());
 
@@ -251,7 +261,12 @@ class KclStageTest {
                         getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.MESSAGING), "Arn"),
+                        claimChecks,
+                        getAtt(stack.getKey(PipelineKeys.Use.LAKE), "Arn"),
                         "*");
+        assertThat(actions.get(claimChecks)).containsExactly("s3:PutObject");
+        assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.LAKE), "Arn")))
+                .containsExactly("kms:GenerateDataKey");
         assertThat(actions.get(stream))
                 .containsExactly(
                         "kinesis:DescribeStream",

@@ -79,15 +79,22 @@ final class SinkFactory {
                 : new DynamoDbAggregateSink(context.clients().dynamoDb(), tables, context.writers());
     }
 
-    /** The stage's dead-letter queue. */
+    /**
+     * The stage's dead-letter queue; records too large for a message go whole to the pipeline's
+     * bucket (the claim check), when the stage has one.
+     */
     static SqsDeadLetterSink deadLetters(StageContext context) {
         String queue = context.stage().failure().deadLetterQueue();
+        String claimChecks = context.env().get(EnvironmentNames.LAKE_BUCKET);
         return new SqsDeadLetterSink(
                 context.clients().sqs(),
                 context.required(EnvironmentNames.queueUrl(queue)),
                 context.pipeline().pipeline(),
                 context.stageName(),
-                context.mapper());
+                context.mapper(),
+                claimChecks == null ? null : context.clients().s3(),
+                claimChecks,
+                queue);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.sluice.core.stage;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,7 +21,6 @@ import dev.sluice.core.schema.EventSchema;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.window.AggregateFunction;
 import dev.sluice.core.window.TumblingWindows;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +44,7 @@ public final class StageChain {
     public static final int MAX_RECORD_BYTES = 1024 * 1024;
 
     private final String stageName;
-    private final ObjectMapper mapper;
+    private final RecordParser parser;
     private final Clock clock;
     private final List<Step> steps;
     private final int maxRecordBytes;
@@ -60,7 +58,7 @@ public final class StageChain {
             int maxRecordBytes,
             List<ReferenceCache> references) {
         this.stageName = stageName;
-        this.mapper = mapper;
+        this.parser = new RecordParser(mapper);
         this.clock = clock;
         this.steps = List.copyOf(steps);
         this.maxRecordBytes = maxRecordBytes;
@@ -232,19 +230,11 @@ public final class StageChain {
                     ReasonCode.OVERSIZE,
                     record.data().length + " bytes, more than the " + maxRecordBytes + " this stage accepts");
         }
-        JsonNode parsed;
+        ObjectNode event;
         try {
-            parsed = mapper.readTree(record.data());
-        } catch (JsonProcessingException e) {
-            return new DeadLetter(record, ReasonCode.MALFORMED_JSON, e.getOriginalMessage());
-        } catch (IOException e) {
+            event = parser.parse(record.data());
+        } catch (RecordParser.MalformedRecordException e) {
             return new DeadLetter(record, ReasonCode.MALFORMED_JSON, e.getMessage());
-        }
-        if (!(parsed instanceof ObjectNode event)) {
-            return new DeadLetter(
-                    record,
-                    ReasonCode.MALFORMED_JSON,
-                    "expected a JSON object, got " + (parsed == null ? "nothing" : parsed.getNodeType()));
         }
         EventContext context = new EventContext(record, event);
         for (Step step : batchSteps) {

@@ -688,8 +688,9 @@ public final class SluiceCli {
         String event;
         try {
             event = Files.readString(Path.of(eventFile), StandardCharsets.UTF_8);
-            if (!mapper.readTree(event).path("Records").isArray()) {
-                throw new UsageException(eventFile + " is not a Kinesis event: it has no \"Records\" array");
+            String problem = dev.sluice.localstack.esm.KinesisEventJson.problem(mapper.readTree(event));
+            if (problem != null) {
+                throw new UsageException(eventFile + " is not a Kinesis event: " + problem);
             }
         } catch (NoSuchFileException e) {
             throw new UsageException("no such file: " + eventFile);
