@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /** {@code ./sluice load --pipeline P --rate R --duration D [--aws]}: see {@link LoadRun}. */
-final class LoadCommand {
+final class LoadCommand implements Command {
 
     static final Set<String> OPTIONS =
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
@@ -26,6 +26,35 @@ final class LoadCommand {
     private final Path root;
     private final PrintStream out;
     private final PrintStream err;
+
+    LoadCommand(CliContext context) {
+        this(context.root(), context.out(), context.err());
+    }
+
+    @Override
+    public String name() {
+        return "load";
+    }
+
+    @Override
+    public String usage() {
+        return String.join(
+                "\n",
+                "  load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]",
+                "       [--invalid-share F] [--stream NAME] [--reports DIR]",
+                "                                 steady-rate load, latency, requests and cost per million events; writes",
+                "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)");
+    }
+
+    @Override
+    public Set<String> options() {
+        return OPTIONS;
+    }
+
+    @Override
+    public Set<String> flags() {
+        return FLAGS;
+    }
 
     LoadCommand(Path root, PrintStream out, PrintStream err) {
         this.root = root;
@@ -80,7 +109,8 @@ final class LoadCommand {
                 Boolean.parseBoolean(args.get("day", "false")));
     }
 
-    int run(Arguments args) {
+    @Override
+    public int run(Arguments args) {
         LoadSettings settings = settings(args);
         LoadRun.Outcome outcome = new LoadRun(root, settings, out, err).run();
         LoadResult r = outcome.result();
