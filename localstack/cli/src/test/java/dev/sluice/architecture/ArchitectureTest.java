@@ -28,7 +28,10 @@ class ArchitectureTest {
 
     /** Packages of the local stack and the load tests: never reached from what is deployed. */
     private static final String[] LOCAL_AND_LOAD = {
-        "dev.sluice.localstack..",
+        "dev.sluice.local..",
+        "dev.sluice.verify..",
+        "dev.sluice.cli..",
+        "dev.sluice.load..",
         "dev.sluice.emulators..",
         "dev.sluice.generators..",
         "dev.sluice.planner..",
@@ -100,27 +103,29 @@ class ArchitectureTest {
                 .resideInAPackage("dev.sluice.emulators..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(concat(DEPLOYED, new String[] {"dev.sluice.localstack.."})));
+                .resideInAnyPackage(concat(DEPLOYED, new String[] {
+                    "dev.sluice.local..", "dev.sluice.verify..", "dev.sluice.cli..", "dev.sluice.load.."
+                })));
     }
 
     @Test
     void localEventSourceMappingKnowsNoKcl() {
         check(noClasses()
                 .that()
-                .resideInAPackage("dev.sluice.localstack.esm..")
+                .resideInAPackage("dev.sluice.local.esm..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage("dev.sluice.localstack.kcl..", "dev.sluice.kcl..", "software.amazon.kinesis.."));
+                .resideInAnyPackage("dev.sluice.local.kcl..", "dev.sluice.kcl..", "software.amazon.kinesis.."));
     }
 
     @Test
     void nothingDependsOnTheCli() {
         check(noClasses()
                 .that()
-                .resideOutsideOfPackage("dev.sluice.localstack.cli..")
+                .resideOutsideOfPackage("dev.sluice.cli..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAPackage("dev.sluice.localstack.cli.."));
+                .resideInAPackage("dev.sluice.cli.."));
     }
 
     @Test
@@ -137,7 +142,9 @@ class ArchitectureTest {
                 .and()
                 .areTopLevelClasses()
                 .and()
-                .resideInAnyPackage(concat(DEPLOYED, new String[] {"dev.sluice.localstack.."}))
+                .resideInAnyPackage(concat(DEPLOYED, new String[] {
+                    "dev.sluice.local..", "dev.sluice.verify..", "dev.sluice.cli..", "dev.sluice.load.."
+                }))
                 .and()
                 .doNotHaveFullyQualifiedName(SinkException.class.getName())
                 .should()

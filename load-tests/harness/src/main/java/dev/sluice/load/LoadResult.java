@@ -1,0 +1,75 @@
+package dev.sluice.load;
+
+import dev.sluice.verify.reconcile.Reconciliation;
+import java.util.List;
+
+/**
+ * Everything a load run measured (report.json's {@code data}).
+ *
+ * @param pipeline the pipeline
+ * @param stage the stage fed by the produced stream, whose sinks latency is measured to
+ * @param target {@code local} or {@code aws}
+ * @param targetRate events per second asked for
+ * @param produceSeconds how long the producer ran
+ * @param events events produced and acknowledged by Kinesis
+ * @param producedPerSecond events ÷ produceSeconds
+ * @param endToEndSeconds from the first send to the last sink write (or to the last ack without a
+ *     stage to watch)
+ * @param eventsPerSecond events ÷ endToEndSeconds: what the pipeline sustained
+ * @param recordBytes average produced record size
+ * @param latency latency summary (null when not measured)
+ * @param seconds per-second throughput, latency and lag
+ * @param invocations function invocations (batches reported)
+ * @param deadLetteredReported records the function reported dead lettered (redeliveries included)
+ * @param absorbedDuplicates duplicates the sinks reported absorbing
+ * @param reconciliation the ledger against the targets (null when not reconciled)
+ * @param requests SDK requests counted during the run, by role, service, operation and resource
+ * @param costs cost per million events: Sluice as measured and the baselines
+ * @param day whether the rate followed the daily curve, one day compressed into the run
+ */
+public record LoadResult(
+        String pipeline,
+        String stage,
+        String target,
+        double targetRate,
+        double produceSeconds,
+        long events,
+        double producedPerSecond,
+        double endToEndSeconds,
+        double eventsPerSecond,
+        double recordBytes,
+        Latency latency,
+        List<LatencyAccounting.Second> seconds,
+        long invocations,
+        long deadLetteredReported,
+        long absorbedDuplicates,
+        Reconciliation reconciliation,
+        boolean reconciled,
+        List<Request> requests,
+        List<CostModel.Breakdown> costs,
+        boolean day) {
+
+    /**
+     * Latency from occurredAt to the sink write, over every matched record, in milliseconds.
+     *
+     * @param matched records with a latency
+     * @param unmatched records no completed batch reported
+     */
+    public record Latency(
+            long matched, long unmatched, double mean, long p50, long p95, long p99, long p999, long max) {}
+
+    /**
+     * Requests of one operation on one resource, and who made them.
+     *
+     * @param role {@code producer}, {@code function} or {@code event-source mapping}
+     * @param perThousandEvents requests per 1,000 produced events
+     */
+    public record Request(
+            String role,
+            String service,
+            String operation,
+            String resource,
+            long requests,
+            long entries,
+            double perThousandEvents) {}
+}

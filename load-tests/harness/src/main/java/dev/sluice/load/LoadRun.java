@@ -1,0 +1,494 @@
+package dev.sluice.load;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.core.definition.FunctionDefinition;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.definition.StepType;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsOptions;
+import dev.sluice.generators.ClickstreamGenerator;
+import dev.sluice.generators.DailyCurve;
+import dev.sluice.generators.GeneratedEvent;
+import dev.sluice.generators.PaymentGenerator;
+import dev.sluice.local.LocalDefinitions;
+import dev.sluice.local.LocalPipeline;
+import dev.sluice.planner.PriceTable;
+import dev.sluice.report.Report;
+import dev.sluice.report.ReportWriter;
+import dev.sluice.verify.reconcile.LedgerEntry;
+import dev.sluice.verify.reconcile.Producer;
+import dev.sluice.verify.reconcile.Reconciler;
+import dev.sluice.verify.reconcile.Reconciliation;
+import java.io.PrintStream;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.HdrHistogram.Histogram;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * {@code ./sluice load}: produces a pipeline's events at a steady rate into its source stream,
+ * waits until the stage fed by that stream has made every one durable, reconciles, and writes
+ * report.json and report.html. Locally (the default) the stack is {@link LocalAws} with the
+ * pipeline deployed as the demo does; with {@code --aws} the same producer loop puts into a
+ * deployed stream (default credentials chain and region) and only producer-side figures are
+ * measured (see the README).
+ */
+public final class LoadRun {
+
+    /** Puts are sent every tick; events due since the last tick go in one PutRecords (or more). */
+    static final Duration TICK = Duration.ofMillis(100);
+    /** At most this many events per tick, so event times stay fresh when Kinesis falls behind. */
+    static final int MAX_PER_TICK = 2_000;
+    /** The planner's assumption for the billed duration of one invocation. */
+    static final double LAMBDA_MS_PER_BATCH = 200;
+
+    private static final Set<String> MAPPING_READS = Set.of(
+            "GetRecords",
+            "GetShardIterator",
+            "ListShards",
+            "DescribeStream",
+            "DescribeStreamSummary",
+            "SubscribeToShard",
+            "DescribeStreamConsumer");
+
+    private final Path root;
+    private final LoadSettings settings;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final ObjectMapper mapper = new ObjectMapper();
+    /** Every matched latency of the run, set when the result is computed. */
+    private Histogram histogram = new Histogram(LatencyAccounting.HIGHEST_MS, 3);
+
+    public LoadRun(Path root, LoadSettings settings, PrintStream out, PrintStream err) {
+        this.root = root;
+        this.settings = settings;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** What the run produced: its result and where the report is. */
+    public record Outcome(LoadResult result, Path reportDirectory) {}
+
+    public Outcome run() {
+        SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
+        Path file = settings.definition().toAbsolutePath().normalize();
+        Path base = root.toAbsolutePath().normalize();
+        PipelineDefinition definition = LocalDefinitions.loader(root)
+                .load(file, file.startsWith(base) ? base.relativize(file).toString() : file.toString());
+        String stageName = definition.stages().keySet().iterator().next();
+        StageDefinition stage = definition.stage(stageName);
+        Function<Instant, GeneratedEvent> generator =
+                generator(definition.stream(stage.input()).schema());
+        Instant started = Instant.now();
+        Path reportDirectory = ReportWriter.directoryFor(settings.reports(), started);
+        try {
+            Files.createDirectories(reportDirectory);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot create " + reportDirectory + ": " + e.getMessage(), e);
+        }
+        out.printf(
+                java.util.Locale.ROOT,
+                "Sluice load: %s, stage '%s', %,.0f events/s for %d s on %s%n",
+                definition.pipeline(),
+                stageName,
+                settings.rate(),
+                settings.duration().toSeconds(),
+                settings.aws() ? "AWS (default credentials and region)" : "local AWS");
+        LoadResult result = settings.aws()
+                ? runOnAws(definition, stageName, generator)
+                : runLocally(definition, stageName, schemas, generator, reportDirectory);
+        Report report = LoadReport.of(result, histogram, Instant.now());
+        new ReportWriter().write(reportDirectory, report);
+        return new Outcome(result, reportDirectory);
+    }
+
+    private LoadResult runLocally(
+            PipelineDefinition definition,
+            String stageName,
+            SchemaCatalog schemas,
+            Function<Instant, GeneratedEvent> generator,
+            Path reportDirectory) {
+        StageDefinition stage = definition.stage(stageName);
+        Path metrics = reportDirectory.resolve("metrics.jsonl");
+        LocalAwsOptions options = LocalAwsOptions.builder()
+                .localstackDirectory(root.resolve("localstack"))
+                .logDirectory(root.resolve("localstack/.run/logs"))
+                .build();
+        try (LocalAws aws = LocalAws.start(options);
+                LocalPipeline pipeline = LocalPipeline.provision(aws, definition, null, root)
+                        .withEnvironment(Map.of(
+                                EnvironmentNames.METRICS_FILE,
+                                metrics.toString(),
+                                // the functions and KCL workers read the very file given, not pipelines/<name>.yaml
+                                EnvironmentNames.PIPELINE_FILE,
+                                settings.definition().toAbsolutePath().toString()))
+                        .start()) {
+            String stream = pipeline.resources().streams().get(stage.input());
+            RequestCounts counts = new RequestCounts();
+            long startMillis = System.currentTimeMillis();
+            List<LatencyAccounting.Sent> sent;
+            List<LedgerEntry> ledger = new ArrayList<>();
+            double produceSeconds;
+            try (SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
+                Production production = produce(aws.kinesis(), stream, generator, ledger, pipeline::acknowledged);
+                sent = production.sent;
+                produceSeconds = production.seconds;
+                drain(pipeline, stageName, ledger, production);
+            }
+            List<EmfBatch> batches = EmfBatch.read(metrics, 0, definition.pipeline(), stageName);
+            Reconciler reconciler = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs());
+            Reconciliation reconciliation;
+            if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.TABLE)) {
+                reconciliation = reconciler.reconcile(ledger, pipeline.resources(), stage);
+            } else {
+                reconciliation = LakeReconciliation.reconcile(
+                        reconciler,
+                        ledger,
+                        definition,
+                        stageName,
+                        schemas,
+                        pipeline.resources().bucket(),
+                        Reconciler.lakePrefix(pipeline.resources(), stage),
+                        pipeline.resources().queueUrls().get(stage.failure().deadLetterQueue()));
+            }
+            List<LoadResult.Request> requests =
+                    classify(counts.rows(), stream, pipeline.resources().checkpointTable(), ledger.size());
+            return result(
+                    definition,
+                    stageName,
+                    "local",
+                    ledger,
+                    sent,
+                    batches,
+                    startMillis,
+                    produceSeconds,
+                    reconciliation,
+                    requests);
+        }
+    }
+
+    private LoadResult runOnAws(
+            PipelineDefinition definition, String stageName, Function<Instant, GeneratedEvent> generator) {
+        String stream = settings.stream() != null
+                ? settings.stream()
+                : definition.stage(stageName).input();
+        RequestCounts counts = new RequestCounts();
+        List<LedgerEntry> ledger = new ArrayList<>();
+        long startMillis = System.currentTimeMillis();
+        try (KinesisClient kinesis = KinesisClient.builder()
+                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .build();
+                SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
+            Production production = produce(kinesis, stream, generator, ledger, () -> 0);
+            List<LoadResult.Request> requests = classify(counts.rows(), stream, "", ledger.size());
+            return result(
+                    definition,
+                    stageName,
+                    "aws",
+                    ledger,
+                    production.sent,
+                    List.of(),
+                    startMillis,
+                    production.seconds,
+                    null,
+                    requests);
+        }
+    }
+
+    private static final class Production {
+        List<LatencyAccounting.Sent> sent = new ArrayList<>();
+        double seconds;
+    }
+
+    /** The steady-rate producer loop, shared by both targets. */
+    private Production produce(
+            KinesisClient kinesis,
+            String stream,
+            Function<Instant, GeneratedEvent> generator,
+            List<LedgerEntry> ledger,
+            LongSupplier done) {
+        Production production = new Production();
+        Producer producer = new Producer(kinesis, stream);
+        LoadProgress progress = new LoadProgress(err);
+        long durationNanos = settings.duration().toNanos();
+        long start = System.nanoTime();
+        AtomicLong acked = new AtomicLong();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-load-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(
+                () -> progress.update(
+                        "producing",
+                        (System.nanoTime() - start) / 1e9,
+                        settings.duration().toSeconds(),
+                        acked.get(),
+                        done.getAsLong()),
+                250,
+                250,
+                TimeUnit.MILLISECONDS);
+        try {
+            long generated = 0;
+            double scheduled = 0;
+            long previous = 0;
+            while (true) {
+                long elapsed = System.nanoTime() - start;
+                if (elapsed >= durationNanos) {
+                    break;
+                }
+                double multiplier = rateMultiplier(settings.day(), (double) elapsed / durationNanos);
+                scheduled += settings.rate() * multiplier * (elapsed - previous) / 1e9;
+                previous = elapsed;
+                long due = (long) Math.floor(scheduled) - generated;
+                if (due <= 0) {
+                    LockSupport.parkNanos(Math.min(TICK.toNanos(), durationNanos - elapsed));
+                    continue;
+                }
+                int n = (int) Math.min(due, MAX_PER_TICK);
+                List<GeneratedEvent> batch = new ArrayList<>(n);
+                Instant now = Instant.now();
+                for (int i = 0; i < n; i++) {
+                    batch.add(generator.apply(now));
+                }
+                generated += n;
+                if (due > MAX_PER_TICK) {
+                    generated += due - MAX_PER_TICK; // fell behind: skip, don't burst (the rate achieved shows it)
+                }
+                List<LedgerEntry> placed = producer.send(batch, x -> {});
+                long ackedAt = System.currentTimeMillis();
+                for (LedgerEntry entry : placed) {
+                    production.sent.add(new LatencyAccounting.Sent(
+                            entry.shardId(), entry.sequenceNumber(), now.toEpochMilli(), ackedAt));
+                }
+                ledger.addAll(placed);
+                acked.addAndGet(placed.size());
+            }
+            production.seconds = (System.nanoTime() - start) / 1e9;
+        } finally {
+            ticker.shutdownNow();
+            progress.update(
+                    "produced",
+                    settings.duration().toSeconds(),
+                    settings.duration().toSeconds(),
+                    acked.get(),
+                    done.getAsLong());
+            progress.finish();
+        }
+        return production;
+    }
+
+    /** Waits until the stage has checkpointed past the last record of every shard. */
+    private void drain(LocalPipeline pipeline, String stage, List<LedgerEntry> ledger, Production production) {
+        Map<String, String> last = new HashMap<>();
+        for (LedgerEntry e : ledger) {
+            last.merge(
+                    e.shardId(),
+                    e.sequenceNumber(),
+                    (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
+        }
+        LoadProgress progress = new LoadProgress(err);
+        long start = System.nanoTime();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-load-drain");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(
+                () -> progress.update(
+                        "draining",
+                        (System.nanoTime() - start) / 1e9,
+                        Math.max(1, (System.nanoTime() - start) / 1e9),
+                        ledger.size(),
+                        pipeline.acknowledged()),
+                250,
+                250,
+                TimeUnit.MILLISECONDS);
+        try {
+            pipeline.awaitCheckpointed(stage, last, Duration.ofSeconds(60));
+        } finally {
+            ticker.shutdownNow();
+            progress.finish();
+        }
+    }
+
+    private LoadResult result(
+            PipelineDefinition definition,
+            String stageName,
+            String target,
+            List<LedgerEntry> ledger,
+            List<LatencyAccounting.Sent> sent,
+            List<EmfBatch> batches,
+            long startMillis,
+            double produceSeconds,
+            Reconciliation reconciliation,
+            List<LoadResult.Request> requests) {
+        LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
+        histogram = accounting.histogram();
+        long events = ledger.size();
+        double bytes = ledger.stream()
+                .mapToLong(e -> e.event().data().length)
+                .average()
+                .orElse(0);
+        long lastWrite =
+                batches.stream().mapToLong(EmfBatch::timestampMillis).max().orElse(0);
+        long lastAck = sent.stream()
+                .mapToLong(LatencyAccounting.Sent::ackedAtMillis)
+                .max()
+                .orElse(startMillis);
+        long firstSend = sent.stream()
+                .mapToLong(LatencyAccounting.Sent::occurredAtMillis)
+                .min()
+                .orElse(startMillis);
+        double endToEnd = Math.max(1e-3, (Math.max(lastWrite, lastAck) - firstSend) / 1000.0);
+        Histogram h = accounting.histogram();
+        LoadResult.Latency latency = accounting.matched() == 0
+                ? null
+                : new LoadResult.Latency(
+                        accounting.matched(),
+                        accounting.unmatched(),
+                        h.getMean(),
+                        h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(95),
+                        h.getValueAtPercentile(99),
+                        h.getValueAtPercentile(99.9),
+                        h.getMaxValue());
+        StageDefinition stage = definition.stage(stageName);
+        int memory = stage.function() == null || stage.function().memoryMb() == null
+                ? FunctionDefinition.DEFAULT_MEMORY_MB
+                : stage.function().memoryMb();
+        int shards = definition.streams().values().stream()
+                .mapToInt(s -> s.shards() == null ? 1 : s.shards())
+                .sum();
+        long producerRecords = requests.stream()
+                .filter(q -> q.role().equals("producer"))
+                .mapToLong(LoadResult.Request::entries)
+                .sum();
+        List<RequestCounts.Row> functionRows = requests.stream()
+                .filter(q -> q.role().equals("function"))
+                .map(q -> new RequestCounts.Row(q.service(), q.operation(), q.resource(), q.requests(), q.entries()))
+                .toList();
+        List<CostModel.Breakdown> costs =
+                events == 0 || batches.isEmpty() // no stage metrics: nothing measured to price
+                        ? List.of()
+                        : CostModel.price(
+                                new CostModel.Inputs(
+                                        events,
+                                        bytes,
+                                        events / endToEnd,
+                                        shards,
+                                        batches.size(),
+                                        memory,
+                                        LAMBDA_MS_PER_BATCH,
+                                        producerRecords,
+                                        functionRows,
+                                        (int) stage.sinks().stream()
+                                                .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
+                                                .count(),
+                                        (int) stage.sinks().stream()
+                                                .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
+                                                .count(),
+                                        (int) stage.steps().stream()
+                                                .filter(t -> t.type() == StepType.AGGREGATE)
+                                                .count()),
+                                PriceTable.bundled());
+        return new LoadResult(
+                definition.pipeline(),
+                stageName,
+                target,
+                settings.rate(),
+                produceSeconds,
+                events,
+                events / Math.max(1e-3, produceSeconds),
+                endToEnd,
+                events / endToEnd,
+                bytes,
+                latency,
+                accounting.seconds(),
+                batches.size(),
+                batches.stream().mapToLong(EmfBatch::deadLettered).sum(),
+                batches.stream().mapToLong(EmfBatch::absorbed).sum(),
+                reconciliation,
+                reconciliation != null && reconciliation.reconciled(),
+                requests,
+                costs,
+                settings.day());
+    }
+
+    /**
+     * The target rate's multiplier at a fraction of the run: 1 for a flat run; with {@code --day}
+     * the run is one day compressed, and the rate follows the {@link DailyCurve} (averaging 1).
+     */
+    static double rateMultiplier(boolean day, double fractionOfRun) {
+        return day ? DailyCurve.utc().multiplierAtSecondOfDay(86_400.0 * fractionOfRun) : 1.0;
+    }
+
+    /** Who made each counted request: the producer, Lambda's event-source mapping, or a function. */
+    static List<LoadResult.Request> classify(
+            List<RequestCounts.Row> rows, String sourceStream, String checkpointTable, long events) {
+        List<LoadResult.Request> requests = new ArrayList<>();
+        for (RequestCounts.Row r : rows) {
+            String service = CostModel.service(r.service());
+            String role;
+            if (service.equals("kinesis")
+                    && r.resource().equals(sourceStream)
+                    && (r.operation().equals("PutRecords") || r.operation().equals("PutRecord"))) {
+                role = "producer";
+            } else if ((service.equals("kinesis") && MAPPING_READS.contains(r.operation()))
+                    || (service.equals("dynamodb") && r.resource().equals(checkpointTable))) {
+                role = "event-source mapping";
+            } else {
+                role = "function";
+            }
+            requests.add(new LoadResult.Request(
+                    role,
+                    r.service(),
+                    r.operation(),
+                    r.resource(),
+                    r.requests(),
+                    r.entries(),
+                    events == 0 ? 0 : r.requests() * 1000.0 / events));
+        }
+        return requests;
+    }
+
+    /** A generator for the schema the source stream carries, stamping the time it is asked for. */
+    private Function<Instant, GeneratedEvent> generator(String schema) {
+        return switch (schema) {
+            case "payments.transaction.v1" -> {
+                PaymentGenerator payments = PaymentGenerator.builder(settings.seed())
+                        .invalidShare(settings.invalidShare())
+                        .build();
+                yield payments::next;
+            }
+            case "clickstream.pageview.v1" -> {
+                ClickstreamGenerator clicks =
+                        new ClickstreamGenerator(settings.seed(), 2_000, 5_000, settings.invalidShare(), Instant.now());
+                yield clicks::next;
+            }
+            default ->
+                throw new IllegalArgumentException("no generator for the source stream's schema '" + schema
+                        + "' (known: payments.transaction.v1, clickstream.pageview.v1)");
+        };
+    }
+}

@@ -1,0 +1,117 @@
+package dev.sluice.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.planner.PriceTable;
+import dev.sluice.report.ReportWriter;
+import dev.sluice.verify.reconcile.Reconciliation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LoadReportTest {
+
+    private static LoadResult result(Histogram histogram) {
+        List<LatencyAccounting.Second> seconds = List.of(
+                new LatencyAccounting.Second(0, 200, 0, 200, 0, 0, 0, 0),
+                new LatencyAccounting.Second(1, 200, 150, 250, 900, 1_200, 1_300, 1_400),
+                new LatencyAccounting.Second(2, 0, 250, 0, 1_000, 1_500, 1_600, 1_700));
+        List<LoadResult.Request> requests = LoadRun.classify(
+                List.of(
+                        new RequestCounts.Row("Kinesis", "PutRecords", "payments-raw", 20, 400),
+                        new RequestCounts.Row("Kinesis", "GetRecords", "payments-raw", 9, 9),
+                        new RequestCounts.Row("DynamoDb", "UpdateItem", "checkpoints", 8, 8),
+                        new RequestCounts.Row("DynamoDb", "PutItem", "payments-by-id", 400, 400),
+                        new RequestCounts.Row("S3", "PutObject", "sluice-payments-lake", 4, 4)),
+                "payments-raw",
+                "checkpoints",
+                400);
+        List<CostModel.Breakdown> costs = CostModel.price(
+                new CostModel.Inputs(
+                        400,
+                        420,
+                        200,
+                        2,
+                        4,
+                        1024,
+                        200,
+                        400,
+                        List.of(
+                                new RequestCounts.Row("DynamoDb", "PutItem", "payments-by-id", 400, 400),
+                                new RequestCounts.Row("S3", "PutObject", "sluice-payments-lake", 4, 4)),
+                        1,
+                        1,
+                        1),
+                PriceTable.bundled());
+        return new LoadResult(
+                "payments",
+                "validate",
+                "local",
+                200,
+                2,
+                400,
+                200,
+                2.5,
+                160,
+                420,
+                new LoadResult.Latency(400, 0, 1_100, 1_000, 1_500, 1_600, 1_700, 1_700),
+                seconds,
+                4,
+                2,
+                0,
+                new Reconciliation(400, 398, 398, 398, 2, 0, 0, 0, 0, List.of()),
+                true,
+                requests,
+                costs,
+                false);
+    }
+
+    @Test
+    void requestsAreAttributedToProducerMappingAndFunction() {
+        LoadResult r = result(new Histogram(3_600_000, 3));
+        assertThat(r.requests())
+                .extracting(LoadResult.Request::role)
+                .containsExactly("producer", "event-source mapping", "event-source mapping", "function", "function");
+        assertThat(r.requests().get(3).perThousandEvents()).isEqualTo(1_000.0);
+        assertThat(r.requests().get(0).perThousandEvents()).isEqualTo(50.0);
+    }
+
+    @Test
+    void reportHoldsTheFiguresAndDrawsEveryChart(@TempDir Path dir) throws IOException {
+        Histogram histogram = new Histogram(3_600_000, 3);
+        for (int i = 0; i < 400; i++) {
+            histogram.recordValue(1_000 + i);
+        }
+        new ReportWriter()
+                .write(dir, LoadReport.of(result(histogram), histogram, Instant.parse("2026-12-01T01:00:00Z")));
+
+        JsonNode json = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        assertThat(json.at("/data/latency/p99").asLong()).isEqualTo(1_600);
+        assertThat(json.at("/data/reconciliation/lost").asLong()).isZero();
+        assertThat(json.at("/data/reconciled").asBoolean()).isTrue();
+        assertThat(json.at("/data/seconds/1/lag").asLong()).isEqualTo(250);
+        assertThat(json.at("/data/costs/0/design").asText()).isEqualTo("Sluice (measured)");
+        assertThat(json.at("/data/requests/0/role").asText()).isEqualTo("producer");
+        assertThat(json.at("/charts").findValuesAsText("id"))
+                .containsExactly("throughput", "latency-over-time", "latency-distribution", "requests", "cost");
+
+        String html = Files.readString(dir.resolve("report.html"));
+        for (String id : List.of("throughput", "latency-over-time", "latency-distribution", "requests", "cost")) {
+            assertThat(html).contains("<svg id='" + id + "'");
+        }
+        assertThat(html)
+                .contains("data-series='produced'")
+                .contains("data-series='p99'")
+                .contains("data-series='records'");
+        assertThat(html).contains("<title>measured: 1000</title>"); // function · DynamoDb per 1,000 events
+        assertThat(html).contains("Sluice (measured)").contains("Amazon Data Firehose to S3");
+        assertThat(html).contains("p50 1,000 ms · p95 1,500 ms · p99 1,600 ms · max 1,700 ms");
+    }
+}

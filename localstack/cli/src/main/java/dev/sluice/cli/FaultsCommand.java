@@ -1,0 +1,196 @@
+package dev.sluice.cli;
+
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsOptions;
+import dev.sluice.verify.faults.FaultScenario;
+import dev.sluice.verify.faults.FaultSuite;
+import dev.sluice.verify.faults.KclFaultSuite;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** {@code ./sluice faults}: the fault suite, every scenario reconciled. */
+final class FaultsCommand implements Command {
+
+    private final CliContext context;
+
+    FaultsCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public String name() {
+        return "faults";
+    }
+
+    @Override
+    public String usage() {
+        return String.join(
+                "\n",
+                "  faults [--scenario NAME] [--events N]",
+                "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
+    }
+
+    @Override
+    public Set<String> options() {
+        return Set.of("scenario", "events");
+    }
+
+    @Override
+    public int run(Arguments args) {
+        int events = args.positiveInt("events", 1_000, CliContext.MAX_EVENTS);
+        List<FaultScenario> all = FaultSuite.scenarios(events);
+        String only = args.get("scenario");
+        List<FaultScenario> chosen = only == null
+                ? all
+                : all.stream().filter(s -> s.name().equals(only)).toList();
+        List<String> kclChosen = only == null
+                ? KclFaultSuite.scenarios()
+                : KclFaultSuite.scenarios().stream().filter(only::equals).toList();
+        if (chosen.isEmpty() && kclChosen.isEmpty()) {
+            throw new UsageException("unknown scenario '" + only + "' (one of: "
+                    + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
+                    + String.join(", ", KclFaultSuite.scenarios()) + ")");
+        }
+        PipelineDefinition payments = context.loader().load(context.root().resolve("pipelines/payments.yaml"));
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "Sluice fault suite: %d scenario(s) × %,d payments through pipelines/payments.yaml on local AWS%n",
+                        chosen.size(),
+                        events);
+        Path work = context.root().resolve("localstack/.run/faults");
+        List<FaultSuite.Row> rows = new ArrayList<>();
+        Map<String, Double> takeovers = new java.util.LinkedHashMap<>();
+        try {
+            java.nio.file.Files.createDirectories(work);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot create " + work, e);
+        }
+        LocalAwsOptions options = context.options().toBuilder()
+                .kinesisDataDirectory(
+                        work.resolve("kinesis-" + ProcessHandle.current().pid()))
+                .build();
+        try (LocalAws aws = LocalAws.start(options)) {
+            FaultSuite suite = new FaultSuite(aws, payments, context.root(), work);
+            for (FaultScenario scenario : chosen) {
+                context.out().printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
+                FaultSuite.Row row = suite.run(scenario);
+                rows.add(row);
+                printOutcome(row);
+            }
+            KclFaultSuite kclSuite = new KclFaultSuite(aws, context.root());
+            if (!kclChosen.isEmpty() && !kclSuite.available()) {
+                context.out()
+                        .println(
+                                "  KCL scenarios skipped: the KCL app is not built (./mvnw -B package -pl functions/kcl -am)");
+            } else {
+                for (String scenario : kclChosen) {
+                    context.out()
+                            .printf(
+                                    Locale.ROOT,
+                                    "  running %-24s %s …%n",
+                                    scenario,
+                                    KclFaultSuite.description(scenario));
+                    KclFaultSuite.KclRow kclRow = kclSuite.run(scenario, Math.min(events, 600));
+                    FaultSuite.Row row = kclRow.row();
+                    rows.add(row);
+                    kclRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
+                    printOutcome(row);
+                }
+            }
+        }
+        faultTable(rows, takeovers);
+        long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();
+        long duplicates =
+                rows.stream().mapToLong(FaultSuite.Row::duplicateEffects).sum();
+        long order = rows.stream().mapToLong(FaultSuite.Row::orderViolations).sum();
+        long failed = rows.stream().filter(r -> !r.passed()).count();
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "RESULT scenarios=%d failed=%d events=%d lost=%d duplicate_effects=%d order_violations=%d"
+                                + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s%n",
+                        rows.size(),
+                        failed,
+                        rows.stream().mapToLong(FaultSuite.Row::events).sum(),
+                        lost,
+                        duplicates,
+                        order,
+                        rows.stream().mapToInt(FaultSuite.Row::faultsPlanned).sum(),
+                        rows.stream().mapToInt(FaultSuite.Row::faultsFired).sum(),
+                        // the hard kill's takeover (failover time + lease assignment), else the longest measured
+                        takeovers.containsKey(KclFaultSuite.KILLED)
+                                ? String.format(Locale.ROOT, "%.1f", takeovers.get(KclFaultSuite.KILLED))
+                                : takeovers.values().stream()
+                                        .max(Double::compare)
+                                        .map(t -> String.format(Locale.ROOT, "%.1f", t))
+                                        .orElse("n/a"));
+        return failed == 0 ? 0 : 1;
+    }
+
+    /** One scenario's outcome as it finishes: ok or FAIL, its time, and its problems. */
+    private void printOutcome(FaultSuite.Row row) {
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "  %s %-24s %.1f s%n",
+                        row.passed() ? "ok  " : "FAIL",
+                        row.scenario(),
+                        row.seconds());
+        row.problems().forEach(p -> context.out().println("       ! " + p));
+    }
+
+    private void faultTable(List<FaultSuite.Row> rows, Map<String, Double> takeovers) {
+        context.out().println();
+        String format = "%-24s %7s %10s %8s %8s %6s %5s %6s %6s %8s %9s %s%n";
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        format,
+                        "scenario",
+                        "events",
+                        "deliveries",
+                        "effects",
+                        "absorbed",
+                        "dlq",
+                        "lost",
+                        "dupes",
+                        "order",
+                        "faults",
+                        "takeover",
+                        "");
+        for (FaultSuite.Row row : rows) {
+            context.out()
+                    .printf(
+                            Locale.ROOT,
+                            format,
+                            row.scenario(),
+                            row.events(),
+                            row.deliveries(),
+                            row.effects(),
+                            row.absorbed(),
+                            row.deadLettered(),
+                            row.lost(),
+                            row.duplicateEffects(),
+                            row.orderViolations(),
+                            row.faultsFired() + "/" + row.faultsPlanned(),
+                            takeovers.containsKey(row.scenario())
+                                    ? String.format(Locale.ROOT, "%.1f s", takeovers.get(row.scenario()))
+                                    : "-",
+                            row.passed() ? "ok" : "FAIL");
+        }
+        context.out().println();
+        context.out()
+                .println("deliveries: records handed to the function, redeliveries included; effects: records that took"
+                        + " effect (valid ones in the lake, bad ones in the dead-letter queue); absorbed: duplicates the sinks"
+                        + " recognised (stage metrics); faults: fired/planned; takeover: seconds from a KCL worker's death to"
+                        + " its successor's first batch on one of its shards (kcl-* scenarios: the kclviews test pipeline,"
+                        + " effects in its table instead of a lake, order checked in its output stream)");
+    }
+}

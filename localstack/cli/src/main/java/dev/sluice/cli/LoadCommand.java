@@ -1,0 +1,244 @@
+package dev.sluice.cli;
+
+import dev.sluice.load.LoadResult;
+import dev.sluice.load.LoadRun;
+import dev.sluice.load.LoadSettings;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/** {@code ./sluice load --pipeline P --rate R --duration D [--aws]}: see {@link LoadRun}. */
+final class LoadCommand implements Command {
+
+    static final Set<String> OPTIONS =
+            Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
+    static final Set<String> FLAGS = Set.of("aws", "day");
+
+    /** The highest --rate: far beyond the local stack, and a sane ceiling for a load test of one stream. */
+    static final int MAX_RATE = 1_000_000;
+
+    /** The longest --duration: a week. */
+    static final Duration MAX_DURATION = Duration.ofDays(7);
+
+    private final Path root;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    LoadCommand(CliContext context) {
+        this(context.root(), context.out(), context.err());
+    }
+
+    @Override
+    public String name() {
+        return "load";
+    }
+
+    @Override
+    public String usage() {
+        return String.join(
+                "\n",
+                "  load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]",
+                "       [--invalid-share F] [--stream NAME] [--reports DIR]",
+                "                                 steady-rate load, latency, requests and cost per million events; writes",
+                "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)");
+    }
+
+    @Override
+    public Set<String> options() {
+        return OPTIONS;
+    }
+
+    @Override
+    public Set<String> flags() {
+        return FLAGS;
+    }
+
+    LoadCommand(Path root, PrintStream out, PrintStream err) {
+        this.root = root;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** The settings the arguments ask for; a bad argument is a {@link UsageException}. */
+    LoadSettings settings(Arguments args) {
+        String pipeline = args.get("pipeline");
+        if (pipeline == null) {
+            throw new UsageException("load needs --pipeline (payments, clickstream or a definition file)");
+        }
+        Path definition = definition(pipeline);
+        double rate = args.number("rate", 100, true);
+        if (rate > MAX_RATE) {
+            throw new UsageException(String.format(
+                    Locale.ROOT,
+                    "option --rate must be at most %,d events a second, got '%s'",
+                    MAX_RATE,
+                    args.get("rate")));
+        }
+        Duration duration = duration(args.get("duration", "30s"));
+        if (rate * duration.toSeconds() < 1) {
+            throw new UsageException(String.format(
+                    Locale.ROOT,
+                    "--rate %s for --duration %s produces no event: ask for at least one (rate × seconds ≥ 1)",
+                    args.get("rate"),
+                    args.get("duration", "30s")));
+        }
+        double invalidShare = args.number("invalid-share", 0.005, false);
+        if (invalidShare > 1) {
+            throw new UsageException(
+                    "option --invalid-share must be between 0 and 1, got '" + args.get("invalid-share") + "'");
+        }
+        boolean aws = Boolean.parseBoolean(args.get("aws", "false"));
+        if (args.get("stream") != null && !aws) {
+            throw new UsageException("option --stream needs --aws (locally the stream is the definition's)");
+        }
+        String reports = args.get("reports");
+        return new LoadSettings(
+                definition,
+                rate,
+                duration,
+                aws,
+                args.get("stream"),
+                args.longValue("seed", 20_261_201L),
+                invalidShare,
+                reports == null
+                        ? root.resolve("load-tests/reports")
+                        : Path.of(reports).toAbsolutePath(),
+                Boolean.parseBoolean(args.get("day", "false")));
+    }
+
+    @Override
+    public int run(Arguments args) {
+        LoadSettings settings = settings(args);
+        LoadRun.Outcome outcome = new LoadRun(root, settings, out, err).run();
+        LoadResult r = outcome.result();
+        summary(r);
+        out.println("report: " + outcome.reportDirectory().resolve("report.html"));
+        LoadResult.Latency l = r.latency();
+        out.printf(
+                Locale.ROOT,
+                "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s%n",
+                r.events(),
+                r.endToEndSeconds(),
+                r.eventsPerSecond(),
+                l == null ? "na" : Long.toString(l.p50()),
+                l == null ? "na" : Long.toString(l.p99()),
+                l == null ? "na" : Long.toString(l.max()),
+                r.reconciliation() == null
+                        ? "na"
+                        : Long.toString(r.reconciliation().lost()),
+                r.reconciliation() == null
+                        ? "na"
+                        : Long.toString(r.reconciliation().duplicates()));
+        return r.reconciliation() == null || r.reconciled() ? 0 : 1;
+    }
+
+    private void summary(LoadResult r) {
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "  events          %,d produced at %,.1f/s (target %,.0f/s), %,.1f/s sustained end to end%n",
+                r.events(),
+                r.producedPerSecond(),
+                r.targetRate(),
+                r.eventsPerSecond());
+        if (r.latency() != null) {
+            LoadResult.Latency l = r.latency();
+            out.printf(
+                    Locale.ROOT,
+                    "  latency         p50 %,d ms, p95 %,d ms, p99 %,d ms, max %,d ms (occurredAt → sink write, %,d"
+                            + " records)%n",
+                    l.p50(),
+                    l.p95(),
+                    l.p99(),
+                    l.max(),
+                    l.matched());
+        }
+        if (r.latency() != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "  consumer lag    max %,d events%n",
+                    r.seconds().stream().mapToLong(s -> s.lag()).max().orElse(0));
+        } else {
+            out.println("  latency, lag    not measured (no stage metrics to read; --aws: see the README)");
+        }
+        r.requests().stream()
+                .collect(java.util.stream.Collectors.groupingBy(
+                        q -> q.role() + " " + q.service(),
+                        java.util.TreeMap::new,
+                        java.util.stream.Collectors.summingDouble(LoadResult.Request::perThousandEvents)))
+                .forEach((k, v) -> out.printf(Locale.ROOT, "  requests/1k     %-32s %,8.1f%n", k, v));
+        r.costs()
+                .forEach(
+                        c -> out.printf(Locale.ROOT, "  USD/million     %-32s %8.4f%n", c.design(), c.usdPerMillion()));
+        if (r.reconciliation() != null) {
+            var c = r.reconciliation();
+            out.printf(
+                    Locale.ROOT,
+                    "  reconciliation  %s: lake %,d, dead-lettered %,d, lost %d, duplicates %d, unexpected %d%n",
+                    r.reconciled() ? "ok" : "FAILED",
+                    c.lake(),
+                    c.deadLettered(),
+                    c.lost(),
+                    c.duplicates(),
+                    c.unexpected());
+            c.problems().forEach(p -> out.println("  ! " + p));
+        } else {
+            out.println("  reconciliation  not run (--aws: see the README)");
+        }
+    }
+
+    private Path definition(String pipeline) {
+        if (pipeline.endsWith(".yaml") || pipeline.endsWith(".yml") || pipeline.contains("/")) {
+            Path file = Path.of(pipeline);
+            if (!file.isAbsolute() && !Files.exists(file)) {
+                file = root.resolve(pipeline);
+            }
+            if (!Files.isRegularFile(file)) {
+                throw new UsageException("no such pipeline definition: " + pipeline);
+            }
+            return file;
+        }
+        Path file = root.resolve("pipelines/" + pipeline + ".yaml");
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("no pipeline '" + pipeline + "' in pipelines/ (payments, clickstream, or a file)");
+        }
+        return file;
+    }
+
+    /** {@code 60}, {@code 60s}, {@code 2m} or {@code 1h}; at least one second. */
+    static Duration duration(String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("s")) {
+            v = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("m")) {
+            unit = 60;
+            v = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("h")) {
+            unit = 3600;
+            v = v.substring(0, v.length() - 1);
+        }
+        long n;
+        try {
+            n = Long.parseLong(v);
+            if (n <= 0) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            if (v.matches("[0-9]{19,}")) {
+                n = Long.MAX_VALUE; // too long for a long: reported as too long below
+            } else {
+                throw new UsageException("option --duration must be a positive whole number of seconds (or 2m, 1h),"
+                        + " got '" + value + "'");
+            }
+        }
+        if (n > MAX_DURATION.toSeconds() / unit) {
+            throw new UsageException(
+                    "option --duration must be at most " + MAX_DURATION.toHours() + "h (a week), got '" + value + "'");
+        }
+        return Duration.ofSeconds(n * unit);
+    }
+}

@@ -1,0 +1,121 @@
+package dev.sluice.cli;
+
+import dev.sluice.planner.CapacityPlanner;
+import dev.sluice.planner.PlanInputs;
+import dev.sluice.planner.PlanReport;
+import dev.sluice.planner.PriceTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/** {@code ./sluice plan}: the capacity planner; needs no local stack. */
+final class PlanCommand implements Command {
+
+    private final CliContext context;
+
+    PlanCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public String name() {
+        return "plan";
+    }
+
+    @Override
+    public String usage() {
+        return String.join(
+                "\n",
+                "  plan --example payments|clickstream | --users N --events-per-day X --record-bytes B --retention-days D",
+                "       [--peak-events-per-day Y] [--stream-retention-hours H] [--fan-out-consumers C] [--headroom F]",
+                "       [--parallelization P] [--leases-per-worker L] [--target-latency-ms T] [--compression R]",
+                "       [--batch-size N] [--lambda-memory-mb M] [--lambda-ms-per-batch MS] [--price-table FILE]",
+                "                                 capacity plan and monthly AWS cost (see load-tests/planner/README.md)");
+    }
+
+    @Override
+    public Set<String> options() {
+        return PLAN_OPTIONS;
+    }
+
+    private static final Set<String> PLAN_OPTIONS = Set.of(
+            "example",
+            "users",
+            "events-per-day",
+            "peak-events-per-day",
+            "record-bytes",
+            "retention-days",
+            "stream-retention-hours",
+            "fan-out-consumers",
+            "headroom",
+            "parallelization",
+            "leases-per-worker",
+            "target-latency-ms",
+            "compression",
+            "batch-size",
+            "lambda-memory-mb",
+            "lambda-ms-per-batch",
+            "price-table");
+
+    @Override
+    public int run(Arguments args) {
+        String example = args.get("example");
+        PlanInputs.Builder inputs;
+        if (example != null) {
+            if (!PlanInputs.EXAMPLES.contains(example)) {
+                throw new UsageException("unknown example '" + example + "' for 'plan' (known: "
+                        + String.join(", ", PlanInputs.EXAMPLES) + ")");
+            }
+            inputs = PlanInputs.example(example);
+        } else {
+            for (String required : List.of("users", "events-per-day", "record-bytes", "retention-days")) {
+                if (args.get(required) == null) {
+                    throw new UsageException(
+                            "plan needs --" + required + " (or --example payments, --example clickstream)");
+                }
+            }
+            inputs = PlanInputs.builder();
+        }
+        if (args.get("users") != null) {
+            inputs.users(args.positiveLong("users", 1));
+        }
+        if (args.get("events-per-day") != null) {
+            inputs.eventsPerDay(args.number("events-per-day", 1, true));
+        }
+        if (args.get("peak-events-per-day") != null) {
+            inputs.peakEventsPerDay(args.number("peak-events-per-day", 1, true));
+        }
+        if (args.get("record-bytes") != null) {
+            inputs.recordBytes(args.positiveInt("record-bytes", 1));
+        }
+        if (args.get("retention-days") != null) {
+            inputs.retentionDays(args.positiveInt("retention-days", 1));
+        }
+        inputs.streamRetentionHours(args.positiveInt("stream-retention-hours", 24))
+                .fanOutConsumers(args.positiveInt("fan-out-consumers", 1))
+                .headroom(args.number("headroom", 0.25, false))
+                .parallelization(args.positiveInt("parallelization", 1))
+                .leasesPerWorker(args.positiveInt("leases-per-worker", 8))
+                .targetLatencyMs(args.positiveLong("target-latency-ms", 2_000))
+                .compression(args.number("compression", 0.2, true))
+                .batchSize(args.positiveInt("batch-size", 100))
+                .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024))
+                .lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
+        PlanInputs planInputs;
+        try {
+            planInputs = inputs.build();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("plan: " + e.getMessage());
+        }
+        String table = args.get("price-table");
+        PriceTable prices = table == null ? PriceTable.bundled() : PriceTable.load(priceTablePath(table));
+        PlanReport.lines(CapacityPlanner.plan(planInputs, prices)).forEach(context.out()::println);
+        return 0;
+    }
+
+    private Path priceTablePath(String value) {
+        Path path = Path.of(value);
+        return path.isAbsolute() || Files.exists(path) ? path : context.root().resolve(value);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.sluice.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The {@code ./sluice} launcher: {@code demo}, {@code faults}, {@code up} and {@code invoke} on the local stack;
+ * {@code plan}, the capacity planner, needs none of it.
+ */
+public final class SluiceCli {
+
+    static final String UP_LOCK = UpCommand.UP_LOCK;
+
+    private final Map<String, Command> commands = new LinkedHashMap<>();
+    private final CliContext context;
+
+    SluiceCli(Path root, PrintStream out, PrintStream err) {
+        this.context = new CliContext(root, out, err, new ObjectMapper());
+        for (Command command : List.of(
+                new DemoCommand(context),
+                new FaultsCommand(context),
+                new LoadCommand(context),
+                new UpCommand(context),
+                new InvokeCommand(context),
+                new PlanCommand(context))) {
+            commands.put(command.name(), command);
+        }
+    }
+
+    public static void main(String[] args) {
+        Path root =
+                Path.of(System.getProperty("sluice.root", ".")).toAbsolutePath().normalize();
+        int status = new SluiceCli(root, System.out, System.err).run(List.of(args));
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /** The commands, in the order the usage lists them. */
+    List<Command> commands() {
+        return List.copyOf(commands.values());
+    }
+
+    /** The usage text, made of every command's lines. */
+    String usage() {
+        return "usage: ./sluice <command> [options]\n"
+                + commands.values().stream().map(Command::usage).collect(Collectors.joining("\n"));
+    }
+
+    int run(List<String> args) {
+        try {
+            if (args.isEmpty()) {
+                throw new UsageException("no command given");
+            }
+            String name = args.get(0);
+            if (List.of("help", "--help", "-h").contains(name)) {
+                context.out().println(usage());
+                return 0;
+            }
+            Command command = commands.get(name);
+            if (command == null) {
+                throw new UsageException("unknown command '" + name + "'");
+            }
+            return command.run(new Arguments(name, args.subList(1, args.size()), command.options(), command.flags()));
+        } catch (UsageException e) {
+            context.err().println("sluice: " + e.getMessage());
+            context.err().println(usage());
+            return 2;
+        } catch (Exception e) {
+            context.err().println("sluice: " + e.getMessage());
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Command-line errors: exit status 2, one line naming the problem, then the usage. */
+class SluiceCliTest {
+
+    @ParameterizedTest(name = "[{index}] {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            ''                              | sluice: no command given
+            frobnicate                      | sluice: unknown command 'frobnicate'
+            demo --events                   | sluice: option --events needs a value
+            demo --events abc               | sluice: option --events must be a positive whole number, got 'abc'
+            demo --events 0                 | sluice: option --events must be a positive whole number, got '0'
+            demo --speed 3                  | sluice: unknown option --speed for 'demo'
+            demo --events 5 --events 6      | sluice: option --events given twice
+            demo extra                      | sluice: 'demo' takes no argument 'extra'
+            invoke                          | sluice: invoke needs --event FILE
+            invoke --event /no/such/file    | sluice: no such file: /no/such/file
+            plan                            | sluice: plan needs --users (or --example payments, --example clickstream)
+            plan --users -5 --events-per-day 3 --record-bytes 1024 --retention-days 30 | sluice: option --users must be a positive whole number, got '-5'
+            plan --example payments --users -5 | sluice: option --users must be a positive whole number, got '-5'
+            plan --example payments --headroom -1 | sluice: option --headroom must be a number of 0 or more, got '-1'
+            plan --example payments --shards 3 | sluice: unknown option --shards for 'plan'
+            plan --example orders           | sluice: unknown example 'orders' for 'plan' (known: payments, clickstream)
+            plan --example payments --peak-events-per-day 1 | sluice: plan: peak-events-per-day (1) must be at least events-per-day (3)
+            plan --example payments --parallelization 11 | sluice: plan: parallelization must be between 1 and 10, got 11
+            """)
+    void badCommandLineExitsTwoWithOneClearLineAndTheUsage(String args, String firstLine) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int status = cli(out, err).run(args.isEmpty() ? List.of() : List.of(args.split(" ")));
+
+        assertThat(status).isEqualTo(2);
+        List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines.get(0)).isEqualTo(firstLine);
+        assertThat(lines.get(1)).startsWith("usage: ./sluice <command>");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void planOfThePaymentsExampleEndsWithTheResultLine() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int status = cli(out, err).run(List.of("plan", "--example", "payments"));
+
+        assertThat(status).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines.get(0)).startsWith("Sluice capacity plan");
+        assertThat(lines)
+                .anySatisfy(line -> assertThat(line).contains("34.7 average").contains("231.5 peak"));
+        assertThat(lines.get(lines.size() - 1))
+                .matches("RESULT avg_events_per_s=34\\.7 peak_events_per_s=231\\.5 shards=1 lambda_concurrency=1"
+                        + " kcl_workers=2 monthly_usd=\\d+\\.\\d\\d");
+    }
+
+    @Test
+    void planOptionsOverrideTheExample() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        int status = cli(out, new ByteArrayOutputStream())
+                .run(List.of("plan", "--example", "clickstream", "--parallelization", "2", "--headroom", "0"));
+
+        assertThat(status).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)
+                        .lines()
+                        .reduce((a, b) -> b)
+                        .orElseThrow())
+                .startsWith("RESULT avg_events_per_s=2083.3 peak_events_per_s=4166.7 shards=5 lambda_concurrency=10"
+                        + " kcl_workers=2 monthly_usd=");
+    }
+
+    @Test
+    void planWithAMissingPriceTableExitsOneNamingIt() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int status = cli(new ByteArrayOutputStream(), err)
+                .run(List.of("plan", "--example", "payments", "--price-table", "/no/such/prices.json"));
+
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8).lines().toList())
+                .containsExactly("sluice: price table /no/such/prices.json: no such file");
+    }
+
+    private static SluiceCli cli(ByteArrayOutputStream out, ByteArrayOutputStream err) {
+        return new SluiceCli(
+                Path.of(System.getProperty("sluice.root")),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+}

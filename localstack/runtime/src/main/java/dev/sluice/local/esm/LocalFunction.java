@@ -1,0 +1,227 @@
+package dev.sluice.local.esm;
+
+import com.amazonaws.services.lambda.runtime.ClientContext;
+import com.amazonaws.services.lambda.runtime.CognitoIdentity;
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.LambdaLogger;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.serialization.PojoSerializer;
+import com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers;
+import dev.sluice.aws.FunctionEnvironment;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kinesis-triggered function hosted in this JVM the way the Lambda Java runtime hosts it: the
+ * handler is loaded by class name and built with its no-arg constructor while the function's
+ * environment variables are in force; each invocation takes the JSON Lambda would send, read
+ * through Lambda's own event deserialisation, and answers with the JSON Lambda would get back.
+ */
+public final class LocalFunction {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalFunction.class);
+
+    private final String name;
+    private final RequestHandler<KinesisEvent, StreamsEventResponse> handler;
+    private final PojoSerializer<KinesisEvent> input;
+    private final PojoSerializer<StreamsEventResponse> output;
+    private final Duration timeout;
+    private final java.util.concurrent.atomic.AtomicInteger invocations =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.ConcurrentSkipListSet<Integer> crashAfter =
+            new java.util.concurrent.ConcurrentSkipListSet<>();
+    private final java.util.concurrent.atomic.AtomicInteger crashes = new java.util.concurrent.atomic.AtomicInteger();
+
+    private LocalFunction(
+            String name,
+            RequestHandler<KinesisEvent, StreamsEventResponse> handler,
+            ClassLoader loader,
+            Duration timeout) {
+        this.name = name;
+        this.handler = handler;
+        this.input = LambdaEventSerializers.serializerFor(KinesisEvent.class, loader);
+        this.output = LambdaEventSerializers.serializerFor(StreamsEventResponse.class, loader);
+        this.timeout = timeout;
+    }
+
+    /**
+     * Loads a handler as Lambda would.
+     *
+     * @param handlerName {@code com.example.Handler} or {@code com.example.Handler::handleRequest}
+     * @param environment the function's environment variables
+     */
+    @SuppressWarnings("unchecked")
+    public static LocalFunction load(String name, String handlerName, Map<String, String> environment) {
+        String className =
+                handlerName.contains("::") ? handlerName.substring(0, handlerName.indexOf("::")) : handlerName;
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        Class<?> type;
+        try {
+            type = Class.forName(className, true, loader);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException("handler class " + className + " is not on the classpath", e);
+        }
+        if (!RequestHandler.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException(
+                    className + " does not implement RequestHandler<KinesisEvent, StreamsEventResponse>");
+        }
+        try {
+            Object instance = FunctionEnvironment.with(
+                    environment, () -> type.getConstructor().newInstance());
+            return new LocalFunction(
+                    name, (RequestHandler<KinesisEvent, StreamsEventResponse>) instance, loader, Duration.ofMinutes(5));
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException(
+                    "function " + name + " failed to initialise: " + e.getCause(), e.getCause());
+        } catch (Exception e) {
+            throw new IllegalStateException("function " + name + " failed to initialise: " + e, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Invokes the function with an event as JSON and returns its response as JSON.
+     *
+     * @throws FunctionError if the handler throws (Lambda reports a function error)
+     */
+    public String invoke(String eventJson) throws FunctionError {
+        int invocation = invocations.incrementAndGet();
+        KinesisEvent event = input.fromJson(new ByteArrayInputStream(eventJson.getBytes(StandardCharsets.UTF_8)));
+        StreamsEventResponse response;
+        try {
+            response = handler.handleRequest(event, new LocalContext(name, timeout));
+        } catch (RuntimeException | Error e) {
+            LOG.warn("function {} failed: {}", name, e.toString());
+            throw new FunctionError(name + ": " + e, e);
+        }
+        Integer due = crashAfter.floor(invocation);
+        if (due != null && crashAfter.remove(due)) {
+            crashes.incrementAndGet();
+            LOG.warn("function {} crashes after invocation {} returned (injected)", name, invocation);
+            throw new FunctionError(name + ": injected crash after the handler's writes, before its response", null);
+        }
+        ByteArrayOutputStream json = new ByteArrayOutputStream();
+        output.toJson(response == null ? new StreamsEventResponse() : response, json);
+        return json.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Plans crashes: the given invocations (1-based, counted across all shards) run the handler to
+     * the end — every sink write done — and then fail as if the runtime died before returning the
+     * response, so the event-source mapping sees a function error and delivers the batch again. An
+     * invocation that fails by itself cannot crash after its writes; its crash moves to the next
+     * one that succeeds.
+     */
+    public LocalFunction crashAfterWrites(java.util.Collection<Integer> invocationNumbers) {
+        crashAfter.addAll(invocationNumbers);
+        return this;
+    }
+
+    /** Planned crashes that happened. */
+    public int crashes() {
+        return crashes.get();
+    }
+
+    /** Invocations so far. */
+    public int invocations() {
+        return invocations.get();
+    }
+
+    /** The handler threw: the whole batch failed, as a Lambda function error. */
+    public static final class FunctionError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        FunctionError(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** The {@link Context} a local invocation sees. */
+    private static final class LocalContext implements Context {
+        private final String functionName;
+        private final String requestId = UUID.randomUUID().toString();
+        private final long deadline;
+
+        LocalContext(String functionName, Duration timeout) {
+            this.functionName = functionName;
+            this.deadline = System.currentTimeMillis() + timeout.toMillis();
+        }
+
+        @Override
+        public String getAwsRequestId() {
+            return requestId;
+        }
+
+        @Override
+        public String getLogGroupName() {
+            return "/aws/lambda/" + functionName;
+        }
+
+        @Override
+        public String getLogStreamName() {
+            return "local";
+        }
+
+        @Override
+        public String getFunctionName() {
+            return functionName;
+        }
+
+        @Override
+        public String getFunctionVersion() {
+            return "$LATEST";
+        }
+
+        @Override
+        public String getInvokedFunctionArn() {
+            return "arn:aws:lambda:local:000000000000:function:" + functionName;
+        }
+
+        @Override
+        public CognitoIdentity getIdentity() {
+            return null;
+        }
+
+        @Override
+        public ClientContext getClientContext() {
+            return null;
+        }
+
+        @Override
+        public int getRemainingTimeInMillis() {
+            return (int) Math.max(0, deadline - System.currentTimeMillis());
+        }
+
+        @Override
+        public int getMemoryLimitInMB() {
+            return 1024;
+        }
+
+        @Override
+        public LambdaLogger getLogger() {
+            return new LambdaLogger() {
+                @Override
+                public void log(String message) {
+                    LOG.info("[{}] {}", functionName, message);
+                }
+
+                @Override
+                public void log(byte[] message) {
+                    log(new String(message, StandardCharsets.UTF_8));
+                }
+            };
+        }
+    }
+}

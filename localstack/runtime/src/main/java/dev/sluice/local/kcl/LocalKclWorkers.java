@@ -1,0 +1,352 @@
+package dev.sluice.local.kcl;
+
+import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.emulators.LocalAws;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The local KCL workers of one {@code consumer: kcl} stage: each a separate JVM running the packaged
+ * KCL app ({@code functions/kcl/target/quarkus-app/quarkus-run.jar}) with the stage's environment
+ * (what infra-cdk gives the Fargate task: names and URLs, plus the local AWS endpoints and
+ * credentials), sharing the stage's provisioned lease table. Workers can be added while others run,
+ * killed hard (SIGKILL) or stopped gracefully (SIGTERM).
+ */
+public final class LocalKclWorkers implements AutoCloseable {
+
+    /** Where the packaged KCL app lives in a built repository. */
+    public static final String APP_JAR = "functions/kcl/target/quarkus-app/quarkus-run.jar";
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalKclWorkers.class);
+
+    private final LocalAws aws;
+    private final String stage;
+    private final Map<String, String> environment;
+    private final String leaseTable;
+    private final Path jar;
+    private final Path logs;
+    private final String stream;
+    private final String seedCheckpoint;
+    private final List<LocalKclWorker> workers = new ArrayList<>();
+    private int next = 1;
+
+    /**
+     * @param stageEnvironment the stage's function environment (names, URLs, local AWS endpoints)
+     * @param application the KCL application name
+     * @param stream the physical input stream
+     * @param leaseTable the provisioned lease table
+     * @param jar the KCL app's {@code quarkus-run.jar}
+     * @param timings KCL timings
+     * @param fanOut read with enhanced fan-out (HTTP/2 to kinesis-mock's TLS port) instead of polling
+     * @param seedCheckpoint if not null, the first worker finds a lease per open shard at this
+     *     checkpoint ({@code TRIM_HORIZON}) already in the table (see {@link #seedLeases()})
+     */
+    public LocalKclWorkers(
+            LocalAws aws,
+            String stage,
+            Map<String, String> stageEnvironment,
+            String application,
+            String stream,
+            String leaseTable,
+            Path jar,
+            KclTimings timings,
+            boolean fanOut,
+            String seedCheckpoint) {
+        this.aws = aws;
+        this.stream = stream;
+        this.seedCheckpoint = seedCheckpoint;
+        this.stage = stage;
+        this.leaseTable = leaseTable;
+        this.jar = jar;
+        this.logs = aws.options()
+                .logDirectory()
+                .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "sluice-logs"));
+        Map<String, String> env = new LinkedHashMap<>(stageEnvironment);
+        env.put(EnvironmentNames.KCL_APPLICATION, application);
+        env.put(EnvironmentNames.KCL_STREAM, stream);
+        env.put(EnvironmentNames.KCL_LEASE_TABLE, leaseTable);
+        env.putAll(timings.environment());
+        env.put("SLUICE_KCL_METRICS_LEVEL", "NONE"); // no CloudWatch locally
+        env.put("SLUICE_KCL_PARENT_PID", Long.toString(ProcessHandle.current().pid()));
+        if (fanOut) {
+            env.put("SLUICE_KCL_RETRIEVAL", "fan-out");
+            // only KCL's reading client: the stage's stream sink keeps the plain endpoint
+            env.put("SLUICE_KCL_KINESIS_ENDPOINT", aws.kinesisTlsEndpoint().toString());
+            env.put("SLUICE_KCL_TRUST_ALL_CERTIFICATES", "true");
+        }
+        this.environment = Map.copyOf(env);
+    }
+
+    /** Whether the KCL app is built at {@code jar}. */
+    public static boolean built(Path jar) {
+        return jar != null && Files.isRegularFile(jar);
+    }
+
+    /** Starts one more worker (it does not wait for it to be ready). */
+    public synchronized LocalKclWorker startWorker() {
+        if (!built(jar)) {
+            throw new IllegalStateException(
+                    "the KCL app is not built: " + jar + " is missing (./mvnw -B package -pl functions/kcl -am)");
+        }
+        if (next == 1 && seedCheckpoint != null) {
+            seedLeases();
+        }
+        String workerId = stage + "-worker-" + next++;
+        int port = freePort();
+        Map<String, String> env = new LinkedHashMap<>(environment);
+        env.put("SLUICE_KCL_WORKER_ID", workerId);
+        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        // Quarkus listens on all interfaces by default: the health and lease endpoints stay on this machine
+        env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = List.of(
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-jar",
+                jar.toString());
+        try {
+            Files.createDirectories(logs);
+            Path log = logs.resolve(
+                    "kcl-" + workerId + "-" + ProcessHandle.current().pid() + "-" + port + ".log");
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().clear();
+            builder.environment().putAll(env);
+            builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+            Process process = builder.start();
+            LocalKclWorker worker = new LocalKclWorker(workerId, process, port, log);
+            workers.add(worker);
+            LOG.info("started KCL worker {} for stage {} (log {})", worker, stage, log);
+            return worker;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a KCL worker", e);
+        }
+    }
+
+    /**
+     * Local start-up shortcut: writes, into an empty lease table, one lease per shard of the stream
+     * as KCL's own shard sync would (lease key = shard id, no owner, counter 0, checkpoint {@code
+     * seedCheckpoint}, the shard's hash key range and parents). A brand-new KCL application waits a
+     * random 1–30 s on an empty lease table before it creates them itself (constants in KCL's
+     * {@code Scheduler}, not configurable); with the leases there it starts at once.
+     *
+     * @return leases written (0 when the table already had leases)
+     */
+    public int seedLeases() {
+        if (!checkpoints().isEmpty()) {
+            return 0;
+        }
+        int written = 0;
+        for (var shard : aws.kinesis().listShards(b -> b.streamName(stream)).shards()) {
+            Map<String, AttributeValue> item = new LinkedHashMap<>();
+            item.put("leaseKey", AttributeValue.fromS(shard.shardId()));
+            item.put("leaseCounter", AttributeValue.fromN("0"));
+            item.put("ownerSwitchesSinceCheckpoint", AttributeValue.fromN("0"));
+            item.put("checkpoint", AttributeValue.fromS(seedCheckpoint));
+            item.put("checkpointSubSequenceNumber", AttributeValue.fromN("0"));
+            item.put(
+                    "startingHashKey", AttributeValue.fromS(shard.hashKeyRange().startingHashKey()));
+            item.put("endingHashKey", AttributeValue.fromS(shard.hashKeyRange().endingHashKey()));
+            item.put("entityType", AttributeValue.fromS("LEASE"));
+            List<String> parents = new ArrayList<>();
+            if (shard.parentShardId() != null) {
+                parents.add(shard.parentShardId());
+            }
+            if (shard.adjacentParentShardId() != null) {
+                parents.add(shard.adjacentParentShardId());
+            }
+            if (!parents.isEmpty()) {
+                item.put("parentShardId", AttributeValue.fromSs(parents));
+            }
+            aws.dynamoDb()
+                    .putItem(b ->
+                            b.tableName(leaseTable).item(item).conditionExpression("attribute_not_exists(leaseKey)"));
+            written++;
+        }
+        LOG.info("seeded {} leases into {}", written, leaseTable);
+        return written;
+    }
+
+    /**
+     * Starts {@code count} workers and waits until each is ready. The first is started alone: two
+     * KCL 3.5.1 workers initialising a brand-new application at once race to create its migration
+     * state, and the loser's scheduler never initialises ("AssignmentMode is not initialized" on
+     * every retry).
+     */
+    public List<LocalKclWorker> start(int count, Duration timeout) {
+        List<LocalKclWorker> started = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            LocalKclWorker worker = startWorker();
+            started.add(worker);
+            if (i == 0 && count > 1) {
+                awaitReady(worker, timeout);
+            }
+        }
+        for (LocalKclWorker worker : started) {
+            awaitReady(worker, timeout);
+        }
+        return started;
+    }
+
+    /** Waits until a worker's KCL scheduler is initialised. */
+    public void awaitReady(LocalKclWorker worker, Duration timeout) {
+        await("worker " + worker + " ready", timeout, () -> {
+            if (!worker.isAlive()) {
+                throw new IllegalStateException("KCL worker " + worker + " exited; log: " + worker.log());
+            }
+            return worker.ready();
+        });
+    }
+
+    /** Every worker started, running or not. */
+    public synchronized List<LocalKclWorker> workers() {
+        return List.copyOf(workers);
+    }
+
+    /** The workers still running. */
+    public synchronized List<LocalKclWorker> running() {
+        return workers.stream().filter(LocalKclWorker::isAlive).toList();
+    }
+
+    public String leaseTable() {
+        return leaseTable;
+    }
+
+    /** The environment every worker of this stage starts with (tests and the CLI print it). */
+    public Map<String, String> environment() {
+        return environment;
+    }
+
+    /** The lease table's leases: shard → checkpoint ({@code TRIM_HORIZON}, a sequence number, {@code SHARD_END}). */
+    public Map<String, String> checkpoints() {
+        return leaseAttribute("checkpoint");
+    }
+
+    /** The lease table's leases: shard → owner (leases without an owner are left out). */
+    public Map<String, String> owners() {
+        return leaseAttribute("leaseOwner");
+    }
+
+    /**
+     * Leases being handed over right now: the leader named a new owner, and the previous one (KCL's
+     * {@code checkpointOwner}) has not released the lease yet.
+     */
+    public Map<String, String> handoffsPending() {
+        return leaseAttribute("checkpointOwner");
+    }
+
+    private Map<String, String> leaseAttribute(String attribute) {
+        Map<String, String> values = new TreeMap<>();
+        aws.dynamoDb()
+                .scanPaginator(b -> b.tableName(leaseTable).consistentRead(true))
+                .items()
+                .forEach(item -> {
+                    AttributeValue key = item.get("leaseKey");
+                    AttributeValue value = item.get(attribute);
+                    // KCL 3 keeps coordinator state and worker metrics in the same table: leases have a checkpoint
+                    if (key != null && item.containsKey("checkpoint") && value != null && value.s() != null) {
+                        values.put(key.s(), value.s());
+                    }
+                });
+        return values;
+    }
+
+    /**
+     * Waits until every shard's lease is checkpointed at or past the given sequence number (or at
+     * {@code SHARD_END}).
+     *
+     * @param lastSequenceByShard for each shard, the last sequence number that must be processed
+     * @param stall fails if no checkpoint moves for this long
+     */
+    public void awaitCheckpointed(Map<String, String> lastSequenceByShard, Duration stall) {
+        Map<String, String> last = Map.of();
+        long lastChange = System.nanoTime();
+        while (true) {
+            Map<String, String> now = checkpoints();
+            boolean done =
+                    lastSequenceByShard.entrySet().stream().allMatch(e -> past(now.get(e.getKey()), e.getValue()));
+            if (done) {
+                return;
+            }
+            if (!now.equals(last)) {
+                last = now;
+                lastChange = System.nanoTime();
+            } else if (System.nanoTime() - lastChange > stall.toNanos()) {
+                throw new IllegalStateException("stage " + stage + ": no checkpoint moved for " + stall.toSeconds()
+                        + " s; checkpoints " + now + ", expected past " + lastSequenceByShard + "; workers "
+                        + workers());
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+    }
+
+    /** Whether a lease checkpoint is at or past a sequence number. */
+    public static boolean past(String checkpoint, String sequenceNumber) {
+        if (checkpoint == null) {
+            return false;
+        }
+        if (checkpoint.equals("SHARD_END")) {
+            return true;
+        }
+        if (!checkpoint.chars().allMatch(Character::isDigit)) {
+            return false; // TRIM_HORIZON, LATEST, AT_TIMESTAMP
+        }
+        return new BigInteger(checkpoint).compareTo(new BigInteger(sequenceNumber)) >= 0;
+    }
+
+    /** Stops every running worker gracefully (in parallel), killing those that take too long. */
+    @Override
+    public void close() {
+        List<Thread> stoppers = new ArrayList<>();
+        for (LocalKclWorker worker : running()) {
+            Thread t = new Thread(() -> worker.stop(Duration.ofSeconds(40)), "stop-" + worker.workerId());
+            t.start();
+            stoppers.add(t);
+        }
+        for (Thread t : stoppers) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits until {@code condition} holds, or fails naming {@code what}. */
+    public static void await(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + ": not within " + timeout.toSeconds() + " s");
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

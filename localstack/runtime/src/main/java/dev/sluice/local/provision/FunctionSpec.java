@@ -1,0 +1,20 @@
+package dev.sluice.local.provision;
+
+import java.util.Map;
+
+/**
+ * A {@code consumer: lambda} stage's function as the template declares it ({@code
+ * AWS::Lambda::Function}), resolved locally.
+ *
+ * @param stage the stage it runs
+ * @param functionName its local name ({@code <pipeline>-<stage>})
+ * @param handler the template's {@code Handler} ({@code class::method})
+ * @param environment the template's {@code Environment.Variables} with every reference resolved to
+ *     local names, URLs and ARNs
+ */
+public record FunctionSpec(String stage, String functionName, String handler, Map<String, String> environment) {
+
+    public FunctionSpec {
+        environment = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(environment));
+    }
+}

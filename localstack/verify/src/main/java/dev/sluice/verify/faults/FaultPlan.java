@@ -1,0 +1,167 @@
+package dev.sluice.verify.faults;
+
+import dev.sluice.local.provision.PipelineResources;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * The faults of one scenario, planned against its freshly provisioned resources: SDK faults
+ * (through a {@link FaultInjector} installed for the whole JVM, aimed at one table, bucket or queue),
+ * crashes of the function after its writes, and actions on the stack while the producer is half
+ * way (killing the runner, restarting Kinesis, splitting a shard), and producer re-sends of events
+ * already sent.
+ */
+public final class FaultPlan {
+
+    /** Something done to the stack mid-stream. */
+    public enum Action {
+        /** The event-source mapping runner dies (no graceful stop, no further checkpoint) and restarts. */
+        KILL_RUNNER,
+        /** kinesis-mock stops and starts again from its persisted data. */
+        RESTART_KINESIS,
+        /** The first shard of the input stream splits in two. */
+        SPLIT_SHARD
+    }
+
+    private final PipelineResources resources;
+    private final String stage;
+    private final FaultInjector injector = new FaultInjector();
+    private final Set<Integer> crashes = new TreeSet<>();
+    private final List<Action> actions = new ArrayList<>();
+    private final AtomicInteger actionsDone = new AtomicInteger();
+    private double resendShare;
+    private double refusedShare;
+
+    /**
+     * The amount that marks a payment the aggregate store refuses ({@link #aggregateRefuses}): valid
+     * (two decimals, below the schema's maximum) and above any amount the generator makes.
+     */
+    public static final BigDecimal REFUSED_AMOUNT = new BigDecimal("999999.99");
+
+    FaultPlan(PipelineResources resources, String stage) {
+        this.resources = resources;
+        this.stage = stage;
+    }
+
+    /** The scenario's tables by logical name (physical names). */
+    public String table(String logical) {
+        return resources.tables().get(logical);
+    }
+
+    /** The scenario's streams by logical name (physical names). */
+    public String stream(String logical) {
+        return resources.streams().get(logical);
+    }
+
+    public String bucket() {
+        return resources.bucket();
+    }
+
+    public String queueUrl(String logical) {
+        return resources.queueUrls().get(logical);
+    }
+
+    public String stage() {
+        return stage;
+    }
+
+    /** Plans an SDK fault on the {@code call}-th call of {@code operation} on {@code resource}. */
+    public FaultPlan sdk(String operation, String resource, int call, FaultInjector.Fault fault) {
+        injector.on(operation, resource, call, fault);
+        return this;
+    }
+
+    /** Plans crashes of the function after the given invocations (1-based) returned. */
+    public FaultPlan crashAfterWrites(Integer... invocations) {
+        crashes.addAll(List.of(invocations));
+        return this;
+    }
+
+    /** Plans an action once half the events are produced. */
+    public FaultPlan midway(Action action) {
+        actions.add(action);
+        return this;
+    }
+
+    /** Plans producer re-sends: this share of the first half's events is sent again with the second half. */
+    public FaultPlan resend(double share) {
+        resendShare = share;
+        return this;
+    }
+
+    double resendShare() {
+        return resendShare;
+    }
+
+    /**
+     * Plans payments the aggregate store refuses for good: this share of the valid events carries
+     * {@link #REFUSED_AMOUNT}, and every {@code UpdateItem} on {@code table} that would count one (its
+     * new {@code max} is that amount: nothing else reaches it, and a refused one is never stored) is
+     * refused with HTTP 400 {@code ValidationException}, on every attempt and every redelivery, as
+     * DynamoDB refuses a value it cannot store. Such payments are valid: the lake and the table hold
+     * them, the dead-letter queue holds them as {@code SINK_REJECTED}, and no aggregate counts them.
+     */
+    public FaultPlan aggregateRefuses(String table, double share) {
+        refusedShare = share;
+        injector.refuse(
+                "UpdateItem",
+                table,
+                request -> setsNumber(request, "max", REFUSED_AMOUNT),
+                "injected: the aggregate store refuses a payment of " + REFUSED_AMOUNT.toPlainString());
+        return this;
+    }
+
+    double refusedShare() {
+        return refusedShare;
+    }
+
+    /** Whether an update sets {@code attribute} to {@code value}. */
+    static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
+        if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
+            return false;
+        }
+        for (Map.Entry<String, String> name : update.expressionAttributeNames().entrySet()) {
+            if (name.getValue().equals(attribute) && name.getKey().startsWith("#")) {
+                AttributeValue set = update.expressionAttributeValues()
+                        .get(":" + name.getKey().substring(1));
+                if (set != null && set.n() != null && new BigDecimal(set.n()).compareTo(value) == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    FaultInjector injector() {
+        return injector;
+    }
+
+    Set<Integer> crashes() {
+        return crashes;
+    }
+
+    List<Action> actions() {
+        return actions;
+    }
+
+    void actionDone() {
+        actionsDone.incrementAndGet();
+    }
+
+    int actionsDone() {
+        return actionsDone.get();
+    }
+
+    /** Every planned fault: SDK faults, crashes and mid-stream actions. */
+    public int plannedCount() {
+        return injector.planned().size() + crashes.size() + actions.size() + (resendShare > 0 ? 1 : 0);
+    }
+}

@@ -1,0 +1,305 @@
+package dev.sluice.verify.reconcile;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
+import dev.sluice.generators.GeneratedEvent;
+import dev.sluice.local.LocalPipeline;
+import dev.sluice.local.kcl.KclTimings;
+import dev.sluice.local.kcl.LocalKclWorker;
+import dev.sluice.local.kcl.LocalKclWorkers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+
+/**
+ * The KCL ITs' and fault scenarios' test bed: the {@code kclviews} pipeline (page views partitioned
+ * by page, one {@code consumer: kcl} stage that validates them, stores each once by {@code eventId},
+ * counts them per page per minute and forwards them to an output stream), provisioned with fresh
+ * names, local KCL workers for its stage, a producer with a ledger, and the checks: reconciliation
+ * (no loss, no duplicate effect), per-key order in the output stream, and figures read from the
+ * workers' metrics (takeover time, records per second).
+ */
+public final class KclViewsRun implements AutoCloseable {
+
+    public static final String PIPELINE = "kclviews";
+    public static final String STAGE = "count-views";
+    public static final String INPUT = "views";
+    public static final String OUTPUT = "views-out";
+    private static final int PAGES = 20;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final LocalAws aws;
+    private final LocalPipeline pipeline;
+    private final LocalKclWorkers workers;
+    private final Path metricsFile;
+    private final String idPrefix;
+    private final List<LedgerEntry> ledger = new ArrayList<>();
+    private int produced;
+
+    private KclViewsRun(LocalAws aws, LocalPipeline pipeline, LocalKclWorkers workers, Path metricsFile, String id) {
+        this.aws = aws;
+        this.pipeline = pipeline;
+        this.workers = workers;
+        this.metricsFile = metricsFile;
+        this.idPrefix = id;
+    }
+
+    /**
+     * Provisions the pipeline; no worker is started.
+     *
+     * @param repository the repository root (schemas, and the built KCL app)
+     * @param fanOut workers read with enhanced fan-out instead of polling
+     */
+    public static KclViewsRun provision(
+            LocalAws aws, ResourceNames names, Path repository, boolean fanOut, KclTimings timings) {
+        try {
+            Path work = Files.createTempDirectory("sluice-kcl-" + names.suffix());
+            Path pipelines = Files.createDirectories(work.resolve("pipelines"));
+            try (InputStream yaml = KclViewsRun.class.getResourceAsStream("/sluice/kcl/" + PIPELINE + ".yaml")) {
+                Files.copy(yaml, pipelines.resolve(PIPELINE + ".yaml"));
+            }
+            PipelineDefinition definition = new DefinitionLoader(
+                            SchemaCatalog.fromDirectory(repository.resolve("schemas"), MAPPER))
+                    .load(pipelines.resolve(PIPELINE + ".yaml"));
+            Path metrics = work.resolve("metrics.jsonl");
+            LocalPipeline pipeline = LocalPipeline.provision(aws, definition, names, repository)
+                    .withEnvironment(Map.of(
+                            EnvironmentNames.PIPELINES_DIR, pipelines.toString(),
+                            EnvironmentNames.METRICS_FILE, metrics.toString()))
+                    .withKclWorkers(1, timings);
+            return new KclViewsRun(aws, pipeline, pipeline.kclWorkers(STAGE, fanOut), metrics, names.suffix());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public LocalKclWorkers workers() {
+        return workers;
+    }
+
+    public LocalPipeline pipeline() {
+        return pipeline;
+    }
+
+    public List<LedgerEntry> ledger() {
+        return List.copyOf(ledger);
+    }
+
+    public String inputStream() {
+        return pipeline.resources().streams().get(INPUT);
+    }
+
+    /**
+     * Produces {@code count} page views (every {@code badEvery}-th one malformed JSON, a poison record
+     * for the dead-letter queue; 0 for none) and adds them to the ledger.
+     */
+    public List<LedgerEntry> produce(int count, int badEvery) {
+        List<GeneratedEvent> events = new ArrayList<>(count);
+        Instant now = Instant.now();
+        for (int n = 0; n < count; n++) {
+            int i = produced++;
+            String page = String.format("p-%06d", i % PAGES);
+            String eventId = String.format("view-%s-%06d", idPrefix, i);
+            if (badEvery > 0 && i % badEvery == badEvery - 1) {
+                events.add(new GeneratedEvent(
+                        eventId,
+                        page,
+                        ("{\"eventId\":\"" + eventId + "\",\"type\":").getBytes(StandardCharsets.UTF_8),
+                        "MALFORMED_JSON"));
+                continue;
+            }
+            ObjectNode event = MAPPER.createObjectNode();
+            event.put("eventId", eventId);
+            event.put("type", "clickstream.pageview.v1");
+            event.put("source", "web-frontend-eu");
+            event.put("occurredAt", now.toString());
+            String session = String.format("s-%012x", 0xabc000L + i % 7);
+            event.put("key", page);
+            ObjectNode payload = event.putObject("payload");
+            payload.put("sessionId", session);
+            payload.put("visitorId", String.format("v-%012x", 0xdef000L + i % 7));
+            payload.put("customerEmail", "visitor" + (i % 7) + "@example.com");
+            payload.put("ipAddress", "198.51.100." + (i % 250));
+            payload.put("userAgent", "Mozilla/5.0 Firefox/133.0");
+            payload.put("pageId", page);
+            payload.put("url", "/products/" + (i % PAGES));
+            payload.put("action", "view");
+            payload.put("durationMs", 1000 + i);
+            events.add(new GeneratedEvent(eventId, page, event.toString().getBytes(StandardCharsets.UTF_8), null));
+        }
+        List<LedgerEntry> sent = new Producer(aws.kinesis(), inputStream()).send(events, n -> {});
+        ledger.addAll(sent);
+        return sent;
+    }
+
+    /** For each shard of the ledger, its last sequence number. */
+    public Map<String, String> lastSequenceByShard() {
+        return LedgerEntry.lastSequenceByShard(ledger);
+    }
+
+    /** Waits until the workers checkpointed every record produced. */
+    public void awaitProcessed(Duration stall) {
+        workers.awaitCheckpointed(lastSequenceByShard(), stall);
+    }
+
+    /** Reconciles the table, the aggregate and the dead-letter queue against the ledger (no lake). */
+    public Reconciliation reconcile() {
+        return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
+                .reconcile(
+                        ledger,
+                        null,
+                        null,
+                        pipeline.resources().tables().get("views-by-id"),
+                        pipeline.resources().queueUrls().get("views-dlq"),
+                        dev.sluice.verify.reconcile.AggregateCheck.of(
+                                pipeline.resources().definition().stage(STAGE),
+                                pipeline.resources().tables()));
+    }
+
+    /**
+     * Whether a reconciliation holds every invariant for this lake-less stage: nothing lost, nothing
+     * twice, nothing unexplained, every event in the table or the dead-letter queue, every valid one
+     * counted once in the aggregate.
+     */
+    public static boolean reconciled(Reconciliation r) {
+        return r.lost() == 0
+                && r.duplicates() == 0
+                && r.unexpected() == 0
+                && r.table() + r.deadLettered() == r.produced()
+                && r.aggregated() + r.late() == r.table();
+    }
+
+    /** Per-key order in the output stream. */
+    public StreamOrder.Result order() {
+        return new StreamOrder(aws.kinesis())
+                .check(ledger, pipeline.resources().streams().get(OUTPUT));
+    }
+
+    /** Splits a shard of the input stream in two halves of its hash range (polling workers only). */
+    public void splitShard(String shardId) {
+        Shard shard = aws.kinesis().listShards(b -> b.streamName(inputStream())).shards().stream()
+                .filter(s -> s.shardId().equals(shardId))
+                .findFirst()
+                .orElseThrow();
+        BigInteger start = new BigInteger(shard.hashKeyRange().startingHashKey());
+        BigInteger end = new BigInteger(shard.hashKeyRange().endingHashKey());
+        String middle = start.add(end).shiftRight(1).toString();
+        aws.kinesis()
+                .splitShard(
+                        b -> b.streamName(inputStream()).shardToSplit(shardId).newStartingHashKey(middle));
+        LocalKclWorkers.await(
+                "stream " + inputStream() + " active after the split",
+                Duration.ofSeconds(30),
+                () -> aws.kinesis()
+                        .describeStreamSummary(b -> b.streamName(inputStream()))
+                        .streamDescriptionSummary()
+                        .streamStatusAsString()
+                        .equals("ACTIVE"));
+    }
+
+    /** The workers' metrics documents (one per batch), in the order they were written. */
+    public List<JsonNode> metrics() {
+        if (!Files.exists(metricsFile)) {
+            return List.of();
+        }
+        try {
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : Files.readAllLines(metricsFile)) {
+                if (!line.isBlank()) {
+                    lines.add(MAPPER.readTree(line));
+                }
+            }
+            return lines;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Records processed per worker id, from the metrics. */
+    public Map<String, Long> recordsByWorker() {
+        Map<String, Long> records = new TreeMap<>();
+        for (JsonNode m : metrics()) {
+            if (m.path("FailedBatches").asLong() == 0) {
+                records.merge(m.path("workerId").asText(), m.path("Records").asLong(), Long::sum);
+            }
+        }
+        return records;
+    }
+
+    /** Shards each worker processed records of, from the metrics. */
+    public Map<String, Set<String>> shardsByWorker() {
+        Map<String, Set<String>> shards = new TreeMap<>();
+        for (JsonNode m : metrics()) {
+            if (m.path("Records").asLong() > 0) {
+                shards.computeIfAbsent(m.path("workerId").asText(), k -> new java.util.TreeSet<>())
+                        .add(m.path("shardId").asText());
+            }
+        }
+        return shards;
+    }
+
+    /**
+     * Records per second of each worker while it processed: its records over the time between its
+     * first and last batch.
+     */
+    public Map<String, Double> recordsPerSecondByWorker() {
+        Map<String, long[]> spans = new LinkedHashMap<>();
+        for (JsonNode m : metrics()) {
+            long ts = m.path("_aws").path("Timestamp").asLong();
+            long[] s = spans.computeIfAbsent(m.path("workerId").asText(), k -> new long[] {ts, ts, 0});
+            s[0] = Math.min(s[0], ts);
+            s[1] = Math.max(s[1], ts);
+            s[2] += m.path("Records").asLong();
+        }
+        Map<String, Double> rates = new TreeMap<>();
+        spans.forEach((worker, s) -> rates.put(worker, s[2] / Math.max(1.0, (s[1] - s[0]) / 1000.0)));
+        return rates;
+    }
+
+    /**
+     * Seconds from {@code death} to the first batch another worker processed on one of the shards
+     * {@code shards} (the dead worker's), or empty if none did.
+     */
+    public Optional<Double> takeoverSeconds(String deadWorker, Set<String> shards, Instant death) {
+        Set<String> wanted = new HashSet<>(shards);
+        return metrics().stream()
+                .filter(m -> !m.path("workerId").asText().equals(deadWorker))
+                .filter(m -> wanted.contains(m.path("shardId").asText()))
+                .filter(m -> m.path("Records").asLong() > 0)
+                .mapToLong(m -> m.path("_aws").path("Timestamp").asLong())
+                .filter(ts -> ts >= death.toEpochMilli())
+                .min()
+                .stream()
+                .mapToObj(ts -> (ts - death.toEpochMilli()) / 1000.0)
+                .findFirst();
+    }
+
+    /** Kills the workers still running (the checks are done; the resources are thrown away). */
+    @Override
+    public void close() {
+        workers.running().forEach(LocalKclWorker::kill);
+        pipeline.close();
+    }
+}

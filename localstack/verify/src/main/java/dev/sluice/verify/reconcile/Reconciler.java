@@ -1,0 +1,458 @@
+package dev.sluice.verify.reconcile;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.definition.FieldPaths;
+import dev.sluice.core.definition.SinkDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.local.provision.PipelineResources;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.GZIPInputStream;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * Reads every target of a lake + table + dead-letter pipeline and checks it against the
+ * producer's ledger: each valid event exactly once in the lake and in the table, each invalid one
+ * in the dead-letter queue with the expected reason code, nothing else anywhere. The dead-letter
+ * queue is at least once (a standard SQS queue may deliver a message twice by itself): a record
+ * dead lettered again with a redelivered batch counts once. A producer's re-send of an event (same
+ * {@code eventId}, another position) is one event: once in each target.
+ * With an {@link AggregateCheck}, also the aggregate table: for each (key, window), the item's
+ * count and sum equal those of the ledger's valid events that were not reported {@code LATE} (a
+ * late valid event is reported once on the dead-letter queue as a side output and still lands in
+ * the lake and the table).
+ */
+public final class Reconciler {
+
+    private static final int MAX_PROBLEMS = 10;
+
+    private final S3Client s3;
+    private final DynamoDbClient dynamoDb;
+    private final SqsClient sqs;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper decimals = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    public Reconciler(S3Client s3, DynamoDbClient dynamoDb, SqsClient sqs) {
+        this.s3 = s3;
+        this.dynamoDb = dynamoDb;
+        this.sqs = sqs;
+    }
+
+    /**
+     * Reconciles a lake + table stage as provisioned: its lake, its table, its dead-letter queue
+     * and, if it aggregates, its aggregate table.
+     */
+    public Reconciliation reconcile(List<LedgerEntry> ledger, PipelineResources resources, StageDefinition stage) {
+        return reconcile(ledger, resources, stage, Set.of());
+    }
+
+    /**
+     * Reconciles a lake + table stage as provisioned, where the aggregate store refuses the valid
+     * events {@code refusedByAggregate} (by {@code eventId}): each must be in the lake and the table,
+     * in the dead-letter queue with reason {@code SINK_REJECTED} and its payload, and counted in no
+     * aggregate.
+     */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            PipelineResources resources,
+            StageDefinition stage,
+            Set<String> refusedByAggregate) {
+        return reconcile(
+                ledger,
+                resources.bucket(),
+                lakePrefix(resources, stage),
+                resources.tables().get(sink(stage, SinkDefinition.Kind.TABLE)),
+                resources.queueUrls().get(stage.failure().deadLetterQueue()),
+                AggregateCheck.of(stage, resources.tables()),
+                refusedByAggregate);
+    }
+
+    /** The prefix of the stage's lake. */
+    public static String lakePrefix(PipelineResources resources, StageDefinition stage) {
+        return resources
+                .definition()
+                .lakes()
+                .get(sink(stage, SinkDefinition.Kind.LAKE))
+                .prefix();
+    }
+
+    /** The stage's first sink of a kind (its logical target name). */
+    public static String sink(StageDefinition stage, SinkDefinition.Kind kind) {
+        return stage.sinks().stream()
+                .filter(s -> s.kind() == kind)
+                .map(SinkDefinition::target)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("the stage has no " + kind + " sink to reconcile"));
+    }
+
+    /** Reconciles the lake, the table and the dead-letter queue, without an aggregate. */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger, String bucket, String lakePrefix, String table, String deadLetterQueueUrl) {
+        return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, Optional.empty());
+    }
+
+    /**
+     * Reconciles the lake, the table, the dead-letter queue and, if given, an aggregate table. With
+     * {@code bucket} null the lake is not checked (a stage without one); {@link
+     * Reconciliation#reconciled()} then does not apply, check the figures.
+     */
+    public Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            String bucket,
+            String lakePrefix,
+            String table,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate) {
+        return reconcile(ledger, bucket, lakePrefix, table, deadLetterQueueUrl, aggregate, Set.of());
+    }
+
+    private Reconciliation reconcile(
+            List<LedgerEntry> ledger,
+            String bucket,
+            String lakePrefix,
+            String table,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate,
+            Set<String> refusedByAggregate) {
+        // a stage without a lake (KCL stages): bucket null, the lake is not checked
+        boolean lakeChecked = bucket != null;
+        Map<String, Integer> lake = lakeChecked ? lakeEventIds(bucket, lakePrefix) : Map.of();
+        Map<String, Integer> items = tableEventIds(table);
+        Map<String, String> deadLetterPayloads = new HashMap<>();
+        Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl, deadLetterPayloads);
+
+        List<String> problems = new ArrayList<>();
+        long lost = 0;
+        long unexpected = 0;
+        Map<String, Boolean> validIds = new HashMap<>();
+        Map<String, LedgerEntry> invalidPositions = new HashMap<>();
+        Map<String, LedgerEntry> validPositions = new HashMap<>();
+        for (LedgerEntry entry : ledger) {
+            if (entry.event().valid()) {
+                validIds.put(entry.event().eventId(), true);
+                validPositions.put(entry.position(), entry);
+                boolean missing = false;
+                if (lakeChecked && !lake.containsKey(entry.event().eventId())) {
+                    note(problems, "lost from the lake: " + entry.event().eventId());
+                    missing = true;
+                }
+                if (!items.containsKey(entry.event().eventId())) {
+                    note(problems, "lost from the table: " + entry.event().eventId());
+                    missing = true;
+                }
+                lost += missing ? 1 : 0;
+            } else {
+                invalidPositions.put(entry.position(), entry);
+                List<String> reasons = deadLetters.get(entry.position());
+                if (reasons == null) {
+                    note(problems, "lost, not dead lettered: " + entry.event().eventId() + " at " + entry.position());
+                    lost++;
+                } else if (!reasons.get(0).equals(entry.event().expectedReason())) {
+                    note(
+                            problems,
+                            "dead lettered as " + reasons.get(0) + ", expected "
+                                    + entry.event().expectedReason() + ": "
+                                    + entry.event().eventId());
+                    unexpected++;
+                }
+            }
+        }
+        long duplicates = 0;
+        for (var e : lake.entrySet()) {
+            duplicates += e.getValue() - 1;
+            if (e.getValue() > 1) {
+                note(problems, "in the lake " + e.getValue() + " times: " + e.getKey());
+            }
+            if (!validIds.containsKey(e.getKey())) {
+                note(problems, "in the lake but never produced as valid: " + e.getKey());
+                unexpected++;
+            }
+        }
+        for (var e : items.entrySet()) {
+            duplicates += e.getValue() - 1;
+            if (!validIds.containsKey(e.getKey())) {
+                note(problems, "in the table but never produced as valid: " + e.getKey());
+                unexpected++;
+            }
+        }
+        java.util.Set<String> invalidPayloads = new java.util.HashSet<>();
+        invalidPositions
+                .values()
+                .forEach(entry -> invalidPayloads.add(new String(entry.event().data(), StandardCharsets.UTF_8)));
+        long deadLettered = 0;
+        Map<String, Boolean> latePositions = new HashMap<>();
+        Set<String> refusedSeen = new java.util.HashSet<>();
+        Map<String, String> refusedPayloads = new HashMap<>();
+        for (LedgerEntry entry : ledger) {
+            if (refusedByAggregate.contains(entry.event().eventId())) {
+                refusedPayloads.put(
+                        new String(entry.event().data(), StandardCharsets.UTF_8),
+                        entry.event().eventId());
+            }
+        }
+        for (var e : deadLetters.entrySet()) {
+            LedgerEntry valid = validPositions.get(e.getKey());
+            String refusedCopy = refusedPayloads.get(deadLetterPayloads.get(e.getKey()));
+            if (valid == null && refusedCopy != null && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
+                // the copy of a refused payment whose put got no answer and was sent again: the copy the
+                // stream holds first is the one the stage kept (and the aggregate store refused)
+                refusedSeen.add(refusedCopy);
+                continue;
+            }
+            if (valid != null
+                    && refusedByAggregate.contains(valid.event().eventId())
+                    && e.getValue().stream().allMatch(SINK_REJECTED::equals)) {
+                // the aggregate store refused it: still in the lake and the table, dead lettered with its payload
+                if (!new String(valid.event().data(), StandardCharsets.UTF_8)
+                        .equals(deadLetterPayloads.get(e.getKey()))) {
+                    note(problems, "refused by the aggregate but dead lettered without its payload: " + e.getKey());
+                    unexpected++;
+                }
+                refusedSeen.add(valid.event().eventId());
+                continue;
+            }
+            // a dead letter sent again with a redelivered batch is not a duplicate effect: SQS standard
+            // queues deliver at least once anyway, and each message names its record's position
+            if (validPositions.containsKey(e.getKey()) && e.getValue().stream().allMatch(LATE::equals)) {
+                latePositions.put(e.getKey(), true); // a side output: the event carried on to the other sinks
+                continue;
+            }
+            if (!invalidPositions.containsKey(e.getKey())
+                    && invalidPayloads.contains(deadLetterPayloads.get(e.getKey()))) {
+                // the copy of a bad record whose put got no answer and was sent again: the ledger knows
+                // the copy it saw acknowledged; this one is the same record, dead lettered once more
+                continue;
+            }
+            deadLettered++;
+            if (!invalidPositions.containsKey(e.getKey())) {
+                note(problems, "dead lettered but produced as valid: " + e.getKey());
+                unexpected++;
+            }
+        }
+        for (String refused : refusedByAggregate) {
+            if (validIds.containsKey(refused) && !refusedSeen.contains(refused)) {
+                note(problems, "refused by the aggregate but not dead lettered as SINK_REJECTED: " + refused);
+                lost++;
+            }
+        }
+        long aggregated = 0;
+        if (aggregate.isPresent()) {
+            AggregateTotals totals =
+                    reconcileAggregate(aggregate.get(), ledger, latePositions, refusedByAggregate, problems);
+            aggregated = totals.counted;
+            lost += totals.lost;
+            duplicates += totals.duplicates;
+            unexpected += totals.unexpected;
+        }
+        return new Reconciliation(
+                // a producer re-send of a valid event is one event; each bad record is dead lettered on its own
+                validIds.size() + invalidPositions.size(),
+                lake.values().stream().mapToLong(Integer::longValue).sum(),
+                items.values().stream().mapToLong(Integer::longValue).sum(),
+                aggregated,
+                deadLettered,
+                latePositions.size(),
+                lost,
+                duplicates,
+                unexpected,
+                List.copyOf(problems));
+    }
+
+    /** The reason code of a side output for an event that missed its window. */
+    private static final String LATE = "LATE";
+
+    /** The reason code of a record a target refused for good. */
+    private static final String SINK_REJECTED = "SINK_REJECTED";
+
+    /** What the aggregate comparison found. */
+    private static final class AggregateTotals {
+        long counted;
+        long lost;
+        long duplicates;
+        long unexpected;
+    }
+
+    /** One (key, window)'s count and sum. */
+    private static final class Tally {
+        long count;
+        BigDecimal sum = BigDecimal.ZERO;
+    }
+
+    /**
+     * Compares each (key, window) item of the aggregate with the ledger's valid, non-late events:
+     * fewer counted than the ledger holds is loss, more is a duplicate effect.
+     */
+    private AggregateTotals reconcileAggregate(
+            AggregateCheck check,
+            List<LedgerEntry> ledger,
+            Map<String, Boolean> late,
+            Set<String> refused,
+            List<String> problems) {
+        long windowMillis = check.window().toMillis();
+        var keyPointer = FieldPaths.pointer(check.keyField());
+        var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
+        Map<String, Tally> expected = new TreeMap<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (LedgerEntry entry : ledger) {
+            if (!entry.event().valid()
+                    || late.containsKey(entry.position())
+                    || refused.contains(entry.event().eventId())
+                    || !seen.add(entry.event().eventId())) {
+                continue; // bad, late, refused by the aggregate store, or a re-send of an event counted already
+            }
+            JsonNode event;
+            try {
+                event = decimals.readTree(entry.event().data());
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "a valid ledger event does not parse: " + entry.event().eventId(), e);
+            }
+            Instant occurredAt =
+                    OffsetDateTime.parse(event.path("occurredAt").asText()).toInstant();
+            Instant windowStart =
+                    Instant.ofEpochMilli(Math.floorDiv(occurredAt.toEpochMilli(), windowMillis) * windowMillis);
+            Tally tally = expected.computeIfAbsent(event.at(keyPointer).asText() + " " + windowStart, k -> new Tally());
+            tally.count++;
+            if (valuePointer != null) {
+                tally.sum = tally.sum.add(event.at(valuePointer).decimalValue());
+            }
+        }
+        AggregateTotals totals = new AggregateTotals();
+        Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(check.table())).items()) {
+            if (item.containsKey("aggregate")
+                    && check.aggregate().equals(item.get("aggregate").s())) {
+                items.put(item.get("key").s() + " " + item.get("windowStart").s(), item);
+            }
+        }
+        for (var e : items.entrySet()) {
+            long counted = Long.parseLong(e.getValue().get("count").n());
+            totals.counted += counted;
+            Tally tally = expected.getOrDefault(e.getKey(), new Tally());
+            String what = "aggregate " + check.aggregate() + " (" + e.getKey() + ")";
+            if (counted < tally.count) {
+                totals.lost += tally.count - counted;
+                note(problems, what + " counts " + counted + ", the ledger " + tally.count + ": events lost");
+            } else if (counted > tally.count) {
+                totals.duplicates += counted - tally.count;
+                note(problems, "duplicate effect: " + what + " counts " + counted + ", the ledger " + tally.count);
+            } else if (valuePointer != null
+                    && e.getValue().containsKey("sum")
+                    && new BigDecimal(e.getValue().get("sum").n()).compareTo(tally.sum) != 0) {
+                totals.unexpected++;
+                note(
+                        problems,
+                        what + " sums " + e.getValue().get("sum").n() + ", the ledger " + tally.sum.toPlainString());
+            }
+        }
+        for (var e : expected.entrySet()) {
+            if (!items.containsKey(e.getKey())) {
+                totals.lost += e.getValue().count;
+                note(
+                        problems,
+                        "lost from aggregate " + check.aggregate() + ": no item for (" + e.getKey() + "), the"
+                                + " ledger has " + e.getValue().count + " events");
+            }
+        }
+        return totals;
+    }
+
+    private static void note(List<String> problems, String problem) {
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(problem);
+        }
+    }
+
+    /** eventId → how many lines of the lake hold it. */
+    public Map<String, Integer> lakeEventIds(String bucket, String prefix) {
+        Map<String, Integer> ids = new HashMap<>();
+        for (S3Object object :
+                s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+            try (ResponseInputStream<GetObjectResponse> in =
+                            s3.getObject(b -> b.bucket(bucket).key(object.key()));
+                    BufferedReader lines = new BufferedReader(
+                            new InputStreamReader(new GZIPInputStream(in), StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    if (!line.isBlank()) {
+                        ids.merge(mapper.readTree(line).path("eventId").asText(), 1, Integer::sum);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read s3://" + bucket + "/" + object.key(), e);
+            }
+        }
+        return ids;
+    }
+
+    /** eventId → how many items of the table hold it. */
+    private Map<String, Integer> tableEventIds(String table) {
+        Map<String, Integer> ids = new HashMap<>();
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(table)).items()) {
+            ids.merge(item.get("eventId").s(), 1, Integer::sum);
+        }
+        return ids;
+    }
+
+    /**
+     * shard/sequence → reason codes of the dead letters for it (and, into {@code payloads}, the
+     * record's text when the message carries it). Messages are read, not deleted:
+     * they stay for people to inspect once their visibility timeout passes.
+     */
+    public Map<String, List<String>> deadLetterReasons(String queueUrl, Map<String, String> payloads) {
+        Map<String, List<String>> reasons = new HashMap<>();
+        int emptyReads = 0;
+        while (emptyReads < 2) {
+            int wait = emptyReads == 0 ? 0 : 1;
+            List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl)
+                            .maxNumberOfMessages(10)
+                            .visibilityTimeout(600)
+                            .waitTimeSeconds(wait))
+                    .messages();
+            if (messages.isEmpty()) {
+                emptyReads++;
+                continue;
+            }
+            emptyReads = 0;
+            for (Message message : messages) {
+                try {
+                    JsonNode body = mapper.readTree(message.body());
+                    String position = body.path("shardId").asText() + "/"
+                            + body.path("sequenceNumber").asText();
+                    reasons.computeIfAbsent(position, p -> new ArrayList<>())
+                            .add(body.path("reasonCode").asText());
+                    if (body.has("payload")) {
+                        payloads.put(position, body.path("payload").asText());
+                    }
+                } catch (IOException e) {
+                    reasons.computeIfAbsent("unreadable/" + message.messageId(), p -> new ArrayList<>())
+                            .add("?");
+                }
+            }
+        }
+        return reasons;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.sluice.verify.reconcile;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.Record;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
+
+/**
+ * Per-key order in an output stream a stage forwards to (one shard per key, as every stream): the
+ * first time each event appears, its key's events must appear in the order the input stream gave
+ * them, parents before children. Later copies (a batch forwarded again after a takeover) are at
+ * least once by nature and are skipped.
+ */
+public final class StreamOrder {
+
+    private final KinesisClient kinesis;
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    public StreamOrder(KinesisClient kinesis) {
+        this.kinesis = kinesis;
+    }
+
+    /**
+     * @param forwarded events found in the stream (each counted once)
+     * @param copies records that were a later copy of an event already seen
+     * @param violations events found before one of their key's earlier events
+     * @param examples the first few violations, for people
+     */
+    public record Result(long forwarded, long copies, long violations, List<String> examples) {}
+
+    public Result check(List<LedgerEntry> ledger, String stream) {
+        Map<String, LedgerEntry> byEventId = new HashMap<>();
+        for (LedgerEntry entry : ledger) {
+            byEventId.putIfAbsent(entry.event().eventId(), entry);
+        }
+        Set<String> seen = new HashSet<>();
+        Map<String, LedgerEntry> lastByKey = new HashMap<>();
+        List<String> examples = new ArrayList<>();
+        long copies = 0;
+        long violations = 0;
+        for (String eventId : eventIds(stream)) {
+            if (!seen.add(eventId)) {
+                copies++;
+                continue;
+            }
+            LedgerEntry entry = byEventId.get(eventId);
+            if (entry == null) {
+                continue;
+            }
+            String key = entry.event().partitionKey();
+            LedgerEntry last = lastByKey.put(key, entry);
+            if (last != null && compare(entry, last) < 0) {
+                violations++;
+                if (examples.size() < 10) {
+                    examples.add(key + ": " + eventId + " at " + entry.position() + " after " + last.position());
+                }
+            }
+        }
+        return new Result(seen.size(), copies, violations, List.copyOf(examples));
+    }
+
+    private static int compare(LedgerEntry a, LedgerEntry b) {
+        int shard = a.shardId().compareTo(b.shardId());
+        if (shard != 0) {
+            return shard;
+        }
+        return new BigInteger(a.sequenceNumber()).compareTo(new BigInteger(b.sequenceNumber()));
+    }
+
+    private List<String> eventIds(String stream) {
+        List<String> ids = new ArrayList<>();
+        List<Shard> shards = kinesis.listShards(b -> b.streamName(stream)).shards();
+        for (Shard shard : shards) {
+            String iterator = kinesis.getShardIterator(b -> b.streamName(stream)
+                            .shardId(shard.shardId())
+                            .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                    .shardIterator();
+            while (iterator != null) {
+                String current = iterator;
+                GetRecordsResponse response =
+                        kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
+                for (Record record : response.records()) {
+                    try {
+                        ids.add(mapper.readTree(record.data().asString(StandardCharsets.UTF_8))
+                                .path("eventId")
+                                .asText());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+                if (response.records().isEmpty()
+                        && (response.millisBehindLatest() == null || response.millisBehindLatest() == 0)) {
+                    break;
+                }
+                iterator = response.nextShardIterator();
+            }
+        }
+        return ids;
+    }
+}

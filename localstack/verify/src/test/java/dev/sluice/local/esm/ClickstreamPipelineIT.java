@@ -1,0 +1,105 @@
+package dev.sluice.local.esm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.LocalAwsExtension;
+import dev.sluice.emulators.ResourceNames;
+import dev.sluice.generators.GeneratedEvent;
+import dev.sluice.local.LocalPipeline;
+import dev.sluice.verify.reconcile.Producer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.kinesis.model.Record;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
+
+/** clickstream.yaml's Lambda stage on the emulators: masked, bots filtered, re-keyed by page. */
+@ExtendWith(LocalAwsExtension.class)
+class ClickstreamPipelineIT {
+
+    private static final Path ROOT = Path.of(System.getProperty("sluice.root"));
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    static GeneratedEvent click(int i, boolean bot) {
+        ObjectNode event = MAPPER.createObjectNode();
+        String session = String.format("s-%012x", 0xabc000L + i % 7);
+        event.put("eventId", String.format("clk-it-%06d", i));
+        event.put("type", "clickstream.pageview.v1");
+        event.put("source", "web-frontend-eu");
+        event.put("occurredAt", Instant.now().minusSeconds(60 - i % 60).toString());
+        event.put("key", session);
+        ObjectNode payload = event.putObject("payload");
+        payload.put("sessionId", session);
+        payload.put("visitorId", String.format("v-%012x", 0xdef000L + i % 7));
+        payload.put("customerEmail", "visitor" + (i % 7) + "@example.com");
+        payload.put("ipAddress", "198.51.100." + (i % 250));
+        payload.put("userAgent", bot ? "Googlebot/2.1 (+http://www.google.com/bot.html)" : "Mozilla/5.0 Firefox/133.0");
+        payload.put("pageId", String.format("p-%06d", i % 5));
+        payload.put("url", "/products/" + (i % 5));
+        payload.put("action", "view");
+        payload.put("durationMs", 1000 + i);
+        return new GeneratedEvent(
+                event.path("eventId").asText(), session, event.toString().getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    @Test
+    void maskAndRekeyStageFiltersBotsAndWritesMaskedClicksPartitionedByPage(LocalAws aws, ResourceNames names)
+            throws IOException {
+        PipelineDefinition clickstream = new DefinitionLoader(
+                        SchemaCatalog.fromDirectory(ROOT.resolve("schemas"), MAPPER))
+                .load(ROOT.resolve("pipelines/clickstream.yaml"));
+        try (LocalPipeline pipeline =
+                LocalPipeline.provision(aws, clickstream, names, ROOT).start(Optional.of(Duration.ZERO))) {
+            assertThat(pipeline.notRunLocally()).isEmpty();
+            List<GeneratedEvent> clicks = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                clicks.add(click(i, i % 6 == 0));
+            }
+            new Producer(aws.kinesis(), pipeline.resources().streams().get("clicks-raw")).send(clicks, n -> {});
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> pipeline.acknowledged() >= 60);
+
+            String byPage = pipeline.resources().streams().get("clicks-by-page");
+            List<Record> rekeyed = new ArrayList<>();
+            for (Shard shard :
+                    aws.kinesis().listShards(b -> b.streamName(byPage)).shards()) {
+                String iterator = aws.kinesis()
+                        .getShardIterator(b -> b.streamName(byPage)
+                                .shardId(shard.shardId())
+                                .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                        .shardIterator();
+                rekeyed.addAll(
+                        aws.kinesis().getRecords(b -> b.shardIterator(iterator)).records());
+            }
+            assertThat(rekeyed).hasSize(50);
+            for (Record record : rekeyed) {
+                String text = record.data().asString(StandardCharsets.UTF_8);
+                JsonNode event = MAPPER.readTree(text);
+                assertThat(record.partitionKey())
+                        .isEqualTo(event.at("/payload/pageId").asText());
+                assertThat(event.at("/payload/ipAddress").isMissingNode()).isTrue();
+                assertThat(event.at("/payload/customerEmail").asText()).startsWith("tok_");
+                assertThat(text)
+                        .doesNotContain("198.51.100.")
+                        .doesNotContain("@example.com")
+                        .doesNotContain("bot");
+            }
+        }
+    }
+}
