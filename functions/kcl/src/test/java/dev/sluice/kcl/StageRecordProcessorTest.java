@@ -16,7 +16,7 @@ import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
-import dev.sluice.core.window.PartialAggregate;
+import dev.sluice.core.testing.MemoryAggregates;
 import dev.sluice.kcl.worker.ShardRegistry;
 import dev.sluice.kcl.worker.StageRecordProcessor;
 import java.io.IOException;
@@ -194,17 +194,7 @@ class StageRecordProcessorTest {
                         Clock.fixed(Instant.parse("2026-11-30T17:43:07.125Z"), ZoneOffset.UTC),
                         name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
                         Map.of()));
-        AggregateSink aggregates = new AggregateSink() {
-            @Override
-            public String name() {
-                return "memory-aggregates";
-            }
-
-            @Override
-            public SinkReport write(List<PartialAggregate> partials) {
-                return new SinkReport(partials.size(), 0);
-            }
-        };
+        AggregateSink aggregates = new MemoryAggregates();
         BatchProcessor batches = new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, deadLetters::addAll);
         StageRecordProcessor processor = new StageRecordProcessor(
                 "payments-raw", batches, registry, (shard, result, behind) -> {}, () -> stopping);

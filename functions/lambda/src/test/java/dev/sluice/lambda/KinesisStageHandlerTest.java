@@ -15,18 +15,16 @@ import dev.sluice.core.ConfigurationException;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.DeadLetterSink;
 import dev.sluice.core.stage.EventSink;
-import dev.sluice.core.stage.SinkException;
-import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
-import dev.sluice.core.window.PartialAggregate;
+import dev.sluice.core.testing.MemoryAggregates;
+import dev.sluice.core.testing.MemorySink;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Instant;
@@ -39,25 +37,6 @@ import org.junit.jupiter.api.Test;
 
 /** The handler on a real Kinesis event, read through Lambda's own deserialisation, with in-memory sinks. */
 class KinesisStageHandlerTest {
-
-    static final class MemorySink implements EventSink {
-        final List<ProcessedEvent> written = new ArrayList<>();
-        boolean fail;
-
-        @Override
-        public String name() {
-            return "memory";
-        }
-
-        @Override
-        public SinkReport write(List<ProcessedEvent> events) throws SinkException {
-            if (fail) {
-                throw new SinkException("ProvisionedThroughputExceededException", true, null);
-            }
-            written.addAll(events);
-            return new SinkReport(events.size(), 0);
-        }
-    }
 
     private final MemorySink sink = new MemorySink();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
@@ -79,21 +58,7 @@ class KinesisStageHandlerTest {
                         name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                         Map.of()));
         // the payments stage also aggregates spend per currency per hour: partials go to memory
-        AggregateSink aggregates = new AggregateSink() {
-            @Override
-            public String name() {
-                return "memory-aggregates";
-            }
-
-            @Override
-            public SinkReport write(List<PartialAggregate> partials) {
-                return new SinkReport(
-                        (int) partials.stream()
-                                .mapToLong(PartialAggregate::count)
-                                .sum(),
-                        0);
-            }
-        };
+        AggregateSink aggregates = new MemoryAggregates();
         return new KinesisStageHandler(
                 new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, dlq),
                 "payments/validate",
@@ -113,7 +78,7 @@ class KinesisStageHandlerTest {
         StreamsEventResponse response = handler.handleRequest(fixture(), null);
 
         assertThat(response.getBatchItemFailures()).isEmpty();
-        assertThat(sink.written).singleElement().satisfies(e -> {
+        assertThat(sink.written()).singleElement().satisfies(e -> {
             assertThat(e.eventId()).isEqualTo("pay-7f3c2a9e1b");
             assertThat(e.position().shardId()).isEqualTo("shardId-000000000001");
             assertThat(e.source().stream()).isEqualTo("payments-raw");
@@ -132,7 +97,7 @@ class KinesisStageHandlerTest {
 
     @Test
     void sinkFailureReportsTheFirstRecordSoLambdaRetriesTheBatch() throws Exception {
-        sink.fail = true;
+        sink.failNext(Integer.MAX_VALUE);
 
         StreamsEventResponse response = handler.handleRequest(fixture(), null);
 
@@ -145,7 +110,7 @@ class KinesisStageHandlerTest {
     @Test
     void eachBatchPublishesItsFiguresInEmbeddedMetricFormat() throws Exception {
         handler.handleRequest(fixture(), null);
-        sink.fail = true;
+        sink.failNext(Integer.MAX_VALUE);
         handler.handleRequest(fixture(), null);
 
         assertThat(metrics).hasSize(2);

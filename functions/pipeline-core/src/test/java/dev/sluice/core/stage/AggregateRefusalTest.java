@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.MemoryDeadLetters;
+import dev.sluice.core.testing.MemorySink;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -61,8 +63,8 @@ class AggregateRefusalTest {
 
     @Test
     void aRecordTheAggregateSinkRefusesIsDeadLetteredWithItsPayloadAndTheBatchCompletes() throws IOException {
-        BatchProcessorTest.MemorySink lake = new BatchProcessorTest.MemorySink();
-        BatchProcessorTest.MemoryDeadLetters dlq = new BatchProcessorTest.MemoryDeadLetters();
+        MemorySink lake = new MemorySink();
+        MemoryDeadLetters dlq = new MemoryDeadLetters();
         RefusingAggregates aggregates = new RefusingAggregates(Set.of("2"));
         BatchProcessor processor =
                 new BatchProcessor(StageChainTest.paymentsChain(), Map.of(lake.name(), lake), aggregates, dlq);
@@ -76,14 +78,14 @@ class AggregateRefusalTest {
 
         assertThat(result.complete()).isTrue();
         assertThat(result.deadLettered()).isEqualTo(2);
-        assertThat(lake.written).hasSize(3);
+        assertThat(lake.written()).hasSize(3);
         assertThat(result.sinks().get("aggregates:spend").applied()).isEqualTo(2);
-        assertThat(dlq.sent)
+        assertThat(dlq.sent())
                 .extracting(d -> d.source().position().sequenceNumber(), DeadLetter::code)
                 .containsExactlyInAnyOrder(
                         org.assertj.core.groups.Tuple.tuple("3", ReasonCode.MALFORMED_JSON),
                         org.assertj.core.groups.Tuple.tuple("2", ReasonCode.SINK_REJECTED));
-        DeadLetter refused = dlq.sent.stream()
+        DeadLetter refused = dlq.sent().stream()
                 .filter(d -> d.code() == ReasonCode.SINK_REJECTED)
                 .findFirst()
                 .orElseThrow();

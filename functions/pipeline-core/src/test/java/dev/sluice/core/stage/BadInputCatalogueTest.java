@@ -9,6 +9,9 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.MemoryAggregates;
+import dev.sluice.core.testing.MemoryDeadLetters;
+import dev.sluice.core.testing.MemorySink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -98,18 +101,18 @@ class BadInputCatalogueTest {
                     data,
                     arrival(data)));
         }
-        BatchProcessorTest.MemorySink sink = new BatchProcessorTest.MemorySink();
-        BatchProcessorTest.MemoryAggregates aggregates = new BatchProcessorTest.MemoryAggregates();
-        BatchProcessorTest.MemoryDeadLetters dlq = new BatchProcessorTest.MemoryDeadLetters();
+        MemorySink sink = new MemorySink();
+        MemoryAggregates aggregates = new MemoryAggregates();
+        MemoryDeadLetters dlq = new MemoryDeadLetters();
         BatchProcessor processor =
                 new BatchProcessor(StageChainTest.paymentsChain(), Map.of(sink.name(), sink), aggregates, dlq);
 
         BatchResult result = processor.process(batch);
 
         assertThat(result.complete()).isTrue();
-        Map<String, ProcessedEvent> accepted =
-                sink.written.stream().collect(Collectors.toMap(e -> e.position().sequenceNumber(), e -> e));
-        Map<String, List<DeadLetter>> letters = dlq.sent.stream()
+        Map<String, ProcessedEvent> accepted = sink.written().stream()
+                .collect(Collectors.toMap(e -> e.position().sequenceNumber(), e -> e));
+        Map<String, List<DeadLetter>> letters = dlq.sent().stream()
                 .collect(Collectors.groupingBy(d -> d.source().position().sequenceNumber()));
         ObjectMapper mapper = TestFiles.MAPPER;
         SoftAssertions soft = new SoftAssertions();

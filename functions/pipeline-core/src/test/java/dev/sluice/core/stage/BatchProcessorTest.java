@@ -9,7 +9,9 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
-import dev.sluice.core.window.PartialAggregate;
+import dev.sluice.core.testing.MemoryAggregates;
+import dev.sluice.core.testing.MemoryDeadLetters;
+import dev.sluice.core.testing.MemorySink;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -27,63 +29,8 @@ import org.junit.jupiter.api.Test;
 class BatchProcessorTest {
 
     /** An in-memory sink that can be told to fail its next write. */
-    static final class MemorySink implements EventSink {
-        final List<ProcessedEvent> written = new ArrayList<>();
-        boolean failNext;
-
-        @Override
-        public String name() {
-            return "memory";
-        }
-
-        @Override
-        public SinkReport write(List<ProcessedEvent> events) throws SinkException {
-            if (failNext) {
-                failNext = false;
-                throw new SinkException("throttled", true, null);
-            }
-            written.addAll(events);
-            return new SinkReport(events.size(), 0);
-        }
-    }
-
-    static final class MemoryDeadLetters implements DeadLetterSink {
-        final List<DeadLetter> sent = new ArrayList<>();
-        boolean failNext;
-
-        @Override
-        public void send(List<DeadLetter> deadLetters) throws SinkException {
-            if (failNext) {
-                failNext = false;
-                throw new SinkException("queue unavailable", true, null);
-            }
-            sent.addAll(deadLetters);
-        }
-    }
-
-    /** An in-memory aggregate sink that can be told to fail its next write. */
-    static final class MemoryAggregates implements AggregateSink {
-        final List<PartialAggregate> written = new ArrayList<>();
-        boolean failNext;
-
-        @Override
-        public String name() {
-            return "memory-aggregates";
-        }
-
-        @Override
-        public SinkReport write(List<PartialAggregate> partials) throws SinkException {
-            if (failNext) {
-                failNext = false;
-                throw new SinkException("condition contention", true, null);
-            }
-            written.addAll(partials);
-            return new SinkReport(
-                    (int) partials.stream().mapToLong(PartialAggregate::count).sum(), 0);
-        }
-    }
-
     private final MemorySink sink = new MemorySink();
+
     private final MemoryDeadLetters dlq = new MemoryDeadLetters();
     private final MemoryAggregates aggregates = new MemoryAggregates();
     // the payments stage aggregates spend per currency per hour
@@ -105,11 +52,11 @@ class BatchProcessorTest {
         assertThat(result.received()).isEqualTo(3);
         assertThat(result.accepted()).isEqualTo(2);
         assertThat(result.deadLettered()).isEqualTo(1);
-        assertThat(sink.written).hasSize(2);
-        assertThat(dlq.sent)
+        assertThat(sink.written()).hasSize(2);
+        assertThat(dlq.sent())
                 .extracting(d -> d.source().position().sequenceNumber())
                 .containsExactly("2");
-        assertThat(aggregates.written).singleElement().satisfies(partial -> {
+        assertThat(aggregates.written()).singleElement().satisfies(partial -> {
             assertThat(partial.key()).isEqualTo("EUR");
             assertThat(partial.count()).isEqualTo(2);
             assertThat(partial.sum()).isEqualByComparingTo(new BigDecimal("85.90"));
@@ -127,14 +74,14 @@ class BatchProcessorTest {
 
     @Test
     void failedAggregateSinkRedeliversWholeBatchAndSendsNoDeadLetters() throws IOException {
-        aggregates.failNext = true;
+        aggregates.failNext(1);
 
         assertWholeBatchRedeliveredWithoutDeadLetters(processor.process(batch()));
     }
 
     @Test
     void failedSinkRedeliversWholeBatchAndSendsNoDeadLetters() throws IOException {
-        sink.failNext = true;
+        sink.failNext(1);
 
         assertWholeBatchRedeliveredWithoutDeadLetters(processor.process(batch()));
     }
@@ -145,18 +92,18 @@ class BatchProcessorTest {
                 .hasValueSatisfying(p -> assertThat(p.sequenceNumber()).isEqualTo("1"));
         assertThat(result.failure())
                 .hasValueSatisfying(e -> assertThat(e.retryable()).isTrue());
-        assertThat(dlq.sent).isEmpty();
+        assertThat(dlq.sent()).isEmpty();
     }
 
     @Test
     void failedDeadLetterQueueRedeliversFromTheFirstDeadLetter() throws IOException {
-        dlq.failNext = true;
+        dlq.failNext(1);
 
         BatchResult result = processor.process(batch());
 
         assertThat(result.failedFrom())
                 .hasValueSatisfying(p -> assertThat(p.sequenceNumber()).isEqualTo("2"));
-        assertThat(sink.written).hasSize(2);
+        assertThat(sink.written()).hasSize(2);
     }
 
     /** A de-duplicating sink that has already seen the events at the given sequence numbers elsewhere. */
@@ -233,13 +180,15 @@ class BatchProcessorTest {
 
         assertThat(result.complete()).isTrue();
         assertThat(gate.written).extracting(e -> e.position().sequenceNumber()).containsExactly("1");
-        assertThat(sink.written).extracting(e -> e.position().sequenceNumber()).containsExactly("1");
+        assertThat(sink.written())
+                .extracting(e -> e.position().sequenceNumber())
+                .containsExactly("1");
         assertThat(result.sinks().get("gate").absorbedDuplicates()).isEqualTo(1);
-        assertThat(aggregates.written)
+        assertThat(aggregates.written())
                 .as("the re-send is not counted")
                 .singleElement()
                 .satisfies(partial -> assertThat(partial.count()).isEqualTo(1));
-        assertThat(dlq.sent).hasSize(1);
+        assertThat(dlq.sent()).hasSize(1);
     }
 
     @Test
@@ -274,7 +223,7 @@ class BatchProcessorTest {
     @Test
     void anyConcurrentSinkFailingRedeliversTheWholeBatch() throws IOException {
         MemorySink table = new MemorySink();
-        table.failNext = true;
+        table.failNext(1);
         Map<String, EventSink> sinks = new LinkedHashMap<>();
         sinks.put("lake", sink);
         sinks.put("table", table);
@@ -286,10 +235,10 @@ class BatchProcessorTest {
 
             assertThat(result.failedFrom())
                     .hasValueSatisfying(p -> assertThat(p.sequenceNumber()).isEqualTo("1"));
-            assertThat(sink.written)
+            assertThat(sink.written())
                     .as("the other sink's write stands; it absorbs the redelivery")
                     .hasSize(2);
-            assertThat(dlq.sent).isEmpty();
+            assertThat(dlq.sent()).isEmpty();
         } finally {
             threads.shutdownNow();
         }
@@ -321,12 +270,13 @@ class BatchProcessorTest {
 
         assertThat(result.complete()).isTrue();
         assertThat(result.deadLettered()).isEqualTo(2);
-        assertThat(dlq.sent)
+        assertThat(dlq.sent())
                 .extracting(d -> d.source().position().sequenceNumber(), DeadLetter::code)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("2", dev.sluice.core.event.ReasonCode.MALFORMED_JSON),
                         org.assertj.core.groups.Tuple.tuple("3", dev.sluice.core.event.ReasonCode.SINK_REJECTED));
-        assertThat(dlq.sent.get(1).detail()).isEqualTo("table:orders: Item size has exceeded the maximum allowed size");
+        assertThat(dlq.sent().get(1).detail())
+                .isEqualTo("table:orders: Item size has exceeded the maximum allowed size");
     }
 
     @Test

@@ -21,6 +21,9 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.MemoryAggregates;
+import dev.sluice.core.testing.MemoryDeadLetters;
+import dev.sluice.core.testing.MemorySink;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -423,10 +426,10 @@ class RecordParserPropertyTest {
                 .withExamples(150)
                 .forAll(lists().of(records).ofSizeBetween(1, 8).describedAs(RecordParserPropertyTest::describe))
                 .checkAssert(batch -> {
-                    BatchProcessorTest.MemorySink sink = new BatchProcessorTest.MemorySink();
-                    BatchProcessorTest.MemoryDeadLetters dlq = new BatchProcessorTest.MemoryDeadLetters();
-                    BatchProcessor processor = new BatchProcessor(
-                            chain, Map.of(sink.name(), sink), new BatchProcessorTest.MemoryAggregates(), dlq);
+                    MemorySink sink = new MemorySink();
+                    MemoryDeadLetters dlq = new MemoryDeadLetters();
+                    BatchProcessor processor =
+                            new BatchProcessor(chain, Map.of(sink.name(), sink), new MemoryAggregates(), dlq);
                     List<InboundRecord> records1 = new ArrayList<>();
                     for (int i = 0; i < batch.size(); i++) {
                         records1.add(new InboundRecord(
@@ -439,10 +442,10 @@ class RecordParserPropertyTest {
                     BatchResult result = processor.process(records1);
                     assertThat(result.complete()).isTrue();
                     for (InboundRecord record : records1) {
-                        List<ProcessedEvent> accepted = sink.written.stream()
+                        List<ProcessedEvent> accepted = sink.written().stream()
                                 .filter(e -> e.position().equals(record.position()))
                                 .toList();
-                        List<DeadLetter> letters = dlq.sent.stream()
+                        List<DeadLetter> letters = dlq.sent().stream()
                                 .filter(d -> d.source().position().equals(record.position()))
                                 .toList();
                         assertThat(accepted.size() + letters.size())
