@@ -1,5 +1,6 @@
 package dev.sluice.verify.faults;
 
+import dev.sluice.emulators.FaultInjector;
 import dev.sluice.local.provision.PipelineResources;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,10 +1,9 @@
-package dev.sluice.verify.sinks;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.aws.sink.SqsDeadLetterSink;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;

@@ -1,19 +1,18 @@
-package dev.sluice.verify.sinks;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.aws.sink.S3LakeSink;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import dev.sluice.emulators.FaultInjector;
+import dev.sluice.emulators.FaultInjector.Fault;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
-import dev.sluice.verify.faults.FaultInjector;
-import dev.sluice.verify.faults.FaultInjector.Fault;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,20 +1,18 @@
-package dev.sluice.verify.sinks;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.aws.sink.DynamoDbAggregateSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.window.AggregateFunction;
 import dev.sluice.core.window.PartialAggregate;
 import dev.sluice.core.window.SequenceNumbers;
 import dev.sluice.core.window.TumblingWindows;
+import dev.sluice.emulators.FaultInjector;
+import dev.sluice.emulators.FaultInjector.Fault;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
-import dev.sluice.local.provision.Provisioner;
-import dev.sluice.verify.faults.FaultInjector;
-import dev.sluice.verify.faults.FaultInjector.Fault;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,7 +58,7 @@ class AggregateSinkIT {
     }
 
     private static String table(LocalAws aws, ResourceNames names) {
-        return new Provisioner(aws).createTable(names.name("aggregates"), DynamoDbAggregateSink.PARTITION_KEY);
+        return Tables.create(aws, names.name("aggregates"), DynamoDbAggregateSink.PARTITION_KEY);
     }
 
     private static String sequence(int i) {

@@ -1,9 +1,9 @@
-package dev.sluice.verify.faults;
+package dev.sluice.emulators;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.verify.faults.FaultInjector.Fault;
+import dev.sluice.emulators.FaultInjector.Fault;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

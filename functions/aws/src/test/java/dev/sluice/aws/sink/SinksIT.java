@@ -1,13 +1,10 @@
-package dev.sluice.verify.sinks;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.aws.sink.DynamoDbStateSink;
-import dev.sluice.aws.sink.S3LakeSink;
-import dev.sluice.aws.sink.SqsDeadLetterSink;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
@@ -19,7 +16,6 @@ import dev.sluice.core.stage.SinkReport;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
-import dev.sluice.local.provision.Provisioner;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -78,12 +74,12 @@ public class SinksIT {
     }
 
     private static String table(LocalAws aws, ResourceNames names) {
-        return new Provisioner(aws).createTable(names.name("state"), "pk");
+        return Tables.create(aws, names.name("state"), "pk");
     }
 
     /** A lake commit ledger table of its own for one test. */
     public static String ledger(LocalAws aws, ResourceNames names) {
-        return new Provisioner(aws).createTable(names.name("lake-ledger"), "pk");
+        return Tables.create(aws, names.name("lake-ledger"), "pk");
     }
 
     @Test

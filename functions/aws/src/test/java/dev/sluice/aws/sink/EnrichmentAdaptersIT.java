@@ -1,20 +1,16 @@
-package dev.sluice.verify.sinks;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.aws.sink.DynamoDbReferenceLoader;
-import dev.sluice.aws.sink.KinesisStreamSink;
-import dev.sluice.aws.sink.S3ReferenceLoader;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
-import dev.sluice.local.provision.Provisioner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +33,7 @@ class EnrichmentAdaptersIT {
 
     @Test
     void dynamoDbReferenceLoaderReadsEveryPageOfTheTable(LocalAws aws, ResourceNames names) {
-        String table = new Provisioner(aws).createTable(names.name("pages"), "pageId");
+        String table = Tables.create(aws, names.name("pages"), "pageId");
         for (int i = 0; i < 1_200; i++) {
             String id = String.format("p-%06d", i);
             aws.dynamoDb()

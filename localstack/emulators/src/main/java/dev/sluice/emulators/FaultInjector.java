@@ -1,4 +1,4 @@
-package dev.sluice.verify.faults;
+package dev.sluice.emulators;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sluice.verify.faults;
+package dev.sluice.emulators;
 
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.core.interceptor.Context;

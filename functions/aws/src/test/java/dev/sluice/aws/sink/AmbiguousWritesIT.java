@@ -1,19 +1,16 @@
-package dev.sluice.verify.faults;
+package dev.sluice.aws.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.aws.sink.DynamoDbStateSink;
-import dev.sluice.aws.sink.S3LakeSink;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import dev.sluice.emulators.FaultInjector;
+import dev.sluice.emulators.FaultInjector.Fault;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
-import dev.sluice.local.provision.Provisioner;
-import dev.sluice.verify.faults.FaultInjector.Fault;
-import dev.sluice.verify.sinks.SinksIT;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,7 +57,7 @@ class AmbiguousWritesIT {
     }
 
     private static String table(LocalAws aws, ResourceNames names) {
-        return new Provisioner(aws).createTable(names.name("state"), "pk");
+        return Tables.create(aws, names.name("state"), "pk");
     }
 
     /** Writes like the event-source mapping delivers: again after a retryable failure. */
