@@ -34,14 +34,8 @@ class ClaimCheckGrantsTest {
     static void synthesize() throws Exception {
         App app = TestApps.app(dir);
         List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        payments = stacks.stream()
-                .filter(s -> s.getDefinition().pipeline().equals("payments"))
-                .findFirst()
-                .orElseThrow();
-        clickstream = stacks.stream()
-                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
-                .findFirst()
-                .orElseThrow();
+        payments = TestApps.stack(stacks, "payments");
+        clickstream = TestApps.stack(stacks, "clickstream");
     }
 
     /** The statements of a role that name the claim-check prefix of this queue. */

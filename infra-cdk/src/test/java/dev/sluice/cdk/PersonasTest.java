@@ -53,14 +53,8 @@ class PersonasTest {
     static void synthesize() throws Exception {
         App app = TestApps.app(dir);
         List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        payments = stacks.stream()
-                .filter(s -> s.getDefinition().pipeline().equals("payments"))
-                .findFirst()
-                .orElseThrow();
-        clickstream = stacks.stream()
-                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
-                .findFirst()
-                .orElseThrow();
+        payments = TestApps.stack(stacks, "payments");
+        clickstream = TestApps.stack(stacks, "clickstream");
         // payments, with access asking for restricted data and resources the personas cannot use
         String yaml = Files.readString(SluiceRoot.locate().resolve("pipelines/payments.yaml"))
                 .replace("analyst: [payments-lake,", "analyst: [payments-raw, payments-dlq, payments-lake,")

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
@@ -35,6 +36,14 @@ final class TestApps {
     }
 
     /** An app writing into {@code dir}/cdk.out whose {@code sluice:lambdaArtifact} is a fresh zip in {@code dir}. */
+    /** The stack of the pipeline named {@code pipeline} among those the app synthesized. */
+    static PipelineStack stack(List<PipelineStack> stacks, String pipeline) {
+        return stacks.stream()
+                .filter(s -> s.getDefinition().pipeline().equals(pipeline))
+                .findFirst()
+                .orElseThrow();
+    }
+
     static App app(Path dir) throws IOException {
         return new App(AppProps.builder()
                 .outdir(dir.resolve("cdk.out").toString())
