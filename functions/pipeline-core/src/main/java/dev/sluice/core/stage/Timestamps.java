@@ -16,12 +16,12 @@ import java.time.Instant;
  * {@link Instant#parse} does: the event stays in its UTC day, hour and minute, so its lake partition
  * and its window are those of the minute the producer wrote.
  */
-final class Timestamps {
+public final class Timestamps {
 
     private Timestamps() {}
 
     /** The instant, or {@code null} if the text is not an RFC 3339 date-time with an offset. */
-    static Instant parse(String text) {
+    public static Instant parse(String text) {
         try {
             return ITU.parseDateTime(text).toInstant();
         } catch (LeapSecondException e) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.stage.Timestamps;
 import dev.sluice.local.provision.PipelineResources;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -294,22 +294,16 @@ public final class Reconciler {
         long unexpected;
     }
 
-    /** One (key, window)'s count and sum. */
-    private static final class Tally {
-        long count;
-        BigDecimal sum = BigDecimal.ZERO;
-    }
-
     /**
-     * Compares each (key, window) item of the aggregate with the ledger's valid, non-late events:
-     * fewer counted than the ledger holds is loss, more is a duplicate effect.
+     * The ledger's expected count and sum per (key, window start) of an aggregate: its valid events,
+     * neither late nor refused by the store, each event id once.
      */
-    private AggregateTotals reconcileAggregate(
+    static Map<String, Tally> expectedTallies(
             AggregateCheck check,
             List<LedgerEntry> ledger,
             Map<String, Boolean> late,
             Set<String> refused,
-            List<String> problems) {
+            ObjectMapper decimals) {
         long windowMillis = check.window().toMillis();
         var keyPointer = FieldPaths.pointer(check.keyField());
         var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
@@ -329,8 +323,12 @@ public final class Reconciler {
                 throw new UncheckedIOException(
                         "a valid ledger event does not parse: " + entry.event().eventId(), e);
             }
-            Instant occurredAt =
-                    OffsetDateTime.parse(event.path("occurredAt").asText()).toInstant();
+            // the pipeline's own reading of event time (a leap second is the last second of its minute)
+            Instant occurredAt = Timestamps.parse(event.path("occurredAt").asText());
+            if (occurredAt == null) {
+                throw new IllegalStateException("a valid ledger event has no RFC 3339 occurredAt: "
+                        + entry.event().eventId());
+            }
             Instant windowStart =
                     Instant.ofEpochMilli(Math.floorDiv(occurredAt.toEpochMilli(), windowMillis) * windowMillis);
             Tally tally = expected.computeIfAbsent(event.at(keyPointer).asText() + " " + windowStart, k -> new Tally());
@@ -339,6 +337,27 @@ public final class Reconciler {
                 tally.sum = tally.sum.add(event.at(valuePointer).decimalValue());
             }
         }
+        return expected;
+    }
+
+    /** One (key, window)'s count and sum. */
+    static final class Tally {
+        long count;
+        BigDecimal sum = BigDecimal.ZERO;
+    }
+
+    /**
+     * Compares each (key, window) item of the aggregate with the ledger's valid, non-late events:
+     * fewer counted than the ledger holds is loss, more is a duplicate effect.
+     */
+    private AggregateTotals reconcileAggregate(
+            AggregateCheck check,
+            List<LedgerEntry> ledger,
+            Map<String, Boolean> late,
+            Set<String> refused,
+            List<String> problems) {
+        var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
+        Map<String, Tally> expected = expectedTallies(check, ledger, late, refused, decimals);
         AggregateTotals totals = new AggregateTotals();
         Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
         for (Map<String, AttributeValue> item :
