@@ -51,7 +51,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
  * report.json and report.html. Locally (the default) the stack is {@link LocalAws} with the
  * pipeline deployed as the demo does; with {@code --aws} the same producer loop puts into a
  * deployed stream (default credentials chain and region) and only producer-side figures are
- * measured (see the README).
+ * measured (load-tests/README.md, "--aws").
  */
 public final class LoadRun {
 

@@ -16,7 +16,7 @@ import static dev.sluice.planner.PriceTable.S3_STORAGE_GB_MONTH;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Works a {@link CapacityPlan} out of {@link PlanInputs} and a {@link PriceTable}; the formulas are in the README. */
+/** Works a {@link CapacityPlan} out of {@link PlanInputs} and a {@link PriceTable}; the formulas are in load-tests/planner/README.md ("Formulas"). */
 public final class CapacityPlanner {
 
     public static final double SECONDS_PER_DAY = 86_400;

@@ -162,7 +162,7 @@ final class LoadCommand implements Command {
                     "  consumer lag    max %,d events%n",
                     r.seconds().stream().mapToLong(s -> s.lag()).max().orElse(0));
         } else {
-            out.println("  latency, lag    not measured (no stage metrics to read; --aws: see the README)");
+            out.println("  latency, lag    not measured (no stage metrics to read; --aws: see load-tests/README.md)");
         }
         r.requests().stream()
                 .collect(java.util.stream.Collectors.groupingBy(
@@ -186,7 +186,7 @@ final class LoadCommand implements Command {
                     c.unexpected());
             c.problems().forEach(p -> out.println("  ! " + p));
         } else {
-            out.println("  reconciliation  not run (--aws: see the README)");
+            out.println("  reconciliation  not run (--aws: see load-tests/README.md)");
         }
     }
 
