@@ -4,6 +4,7 @@ import dev.sluice.core.expr.EventExpressions;
 import dev.sluice.core.expr.ExpressionException;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.window.AggregateFunction;
+import dev.sluice.core.window.TumblingWindows;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -136,17 +137,62 @@ final class StepChecks {
         Object scale = step.options().get("scale");
         rules.require(
                 scale == null
-                        || (scale instanceof Integer decimals
-                                && decimals >= 0
-                                && decimals < dev.sluice.core.window.TumblingWindows.PRECISION),
+                        || (scale instanceof Integer decimals && decimals >= 0 && decimals < TumblingWindows.PRECISION),
                 stepAt + "/scale",
-                "the decimals kept by sum, min and max: a whole number from 0 to "
-                        + (dev.sluice.core.window.TumblingWindows.PRECISION - 1) + ", not " + scale);
+                "the decimals kept by sum, min and max: a whole number from 0 to " + (TumblingWindows.PRECISION - 1)
+                        + ", not " + scale);
         String value = step.option("value");
         rules.require(!needsValue || value != null, stepAt + "/value", "sum, min and max need the value field");
         if (value != null) {
             field(value, stepAt + "/value");
             declared(input, enriched, value, stepAt + "/value");
+            if (needsValue && !enriched.contains(value.split("\\.")[0])) {
+                decimalsFit(input, value, scale instanceof Integer s ? s : TumblingWindows.DEFAULT_SCALE, stepAt);
+            }
+        }
+    }
+
+    /**
+     * Refuses an aggregate whose scale keeps fewer decimals than its value field's schema lets a
+     * valid event carry: such events would pass validation and then be dead-lettered by the
+     * aggregate (a value is never rounded). The schema bounds the decimals with {@code type:
+     * integer} or {@code multipleOf} (0.01 allows two).
+     */
+    private void decimalsFit(StreamDefinition input, String value, int scale, String stepAt) {
+        com.fasterxml.jackson.databind.JsonNode node =
+                schemas.schema(input.schema()).document();
+        for (String part : value.split("\\.")) {
+            node = node.path("properties").path(part);
+        }
+        com.fasterxml.jackson.databind.JsonNode type = node.path("type");
+        boolean integer = type.asText().equals("integer");
+        boolean number = type.asText().equals("number")
+                || (type.isArray()
+                        && java.util.stream.StreamSupport.stream(type.spliterator(), false)
+                                .anyMatch(t -> t.asText().equals("number")));
+        if (integer || !number) {
+            return; // whole numbers fit every scale; a non-number value is refused per event
+        }
+        String where = "'" + value + "' of schema " + input.schema();
+        com.fasterxml.jackson.databind.JsonNode multipleOf = node.path("multipleOf");
+        rules.require(
+                multipleOf.isNumber(),
+                stepAt + "/value",
+                where + " is a number with any number of decimals, but the aggregate keeps " + scale
+                        + ": valid events with more would be dead-lettered; bound the schema's decimals with"
+                        + " multipleOf (e.g. 0.01 for two)");
+        if (multipleOf.isNumber()) {
+            int decimals = Math.max(
+                    0,
+                    new java.math.BigDecimal(multipleOf.asText())
+                            .stripTrailingZeros()
+                            .scale());
+            rules.require(
+                    decimals <= scale,
+                    stepAt + "/scale",
+                    "is " + scale + " but " + where + " allows " + decimals + " decimals (multipleOf "
+                            + multipleOf.asText() + "): valid events with more than " + scale
+                            + " would be dead-lettered; use scale: " + decimals + " or more");
         }
     }
 

@@ -3,9 +3,16 @@ package dev.sluice.core.definition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
+import dev.sluice.core.schema.SchemaCatalog;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -206,6 +213,51 @@ class DefinitionLoaderTest {
         assertThat(loader.parse("shop.yaml", oneBatchAtATime).stage("land").steps())
                 .extracting(StepDefinition::type)
                 .containsExactly(StepType.VALIDATE, StepType.AGGREGATE);
+    }
+
+    @Test
+    void aggregateScaleKeepsEveryDecimalTheValueFieldsSchemaAllows(@TempDir Path dir) throws IOException {
+        String sum = GOOD.replace(
+                "- validate",
+                "- validate\n      - aggregate: {name: spend, key: key, value: payload.amount, functions: [count, sum],"
+                        + " window: 1h, table: orders-by-id}");
+        String scale3 = sum.replace("table: orders-by-id}", "table: orders-by-id, scale: 3}");
+
+        // the repository's schema: multipleOf 0.01, two decimals, which the default scale keeps
+        assertThat(loader.parse("shop.yaml", sum).stage("land").steps()).hasSize(2);
+        // a thousandth: the default scale of 2 would dead-letter valid events, scale 3 keeps them
+        DefinitionLoader thousandths = loaderWithAmount(dir.resolve("a"), amount -> amount.put("multipleOf", 0.001));
+        assertThatThrownBy(() -> thousandths.parse("shop.yaml", sum))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:19: stages.land.steps[1].aggregate.scale: is 2 but 'payload.amount' of schema"
+                        + " payments.transaction.v1 allows 3 decimals (multipleOf 0.001): valid events with more than 2"
+                        + " would be dead-lettered; use scale: 3 or more");
+        assertThat(thousandths.parse("shop.yaml", scale3).stage("land").steps()).hasSize(2);
+        // no bound on the decimals at all
+        DefinitionLoader unbounded = loaderWithAmount(dir.resolve("b"), amount -> amount.remove("multipleOf"));
+        assertThatThrownBy(() -> unbounded.parse("shop.yaml", scale3))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessage("shop.yaml:19: stages.land.steps[1].aggregate.value: 'payload.amount' of schema"
+                        + " payments.transaction.v1 is a number with any number of decimals, but the aggregate keeps 3:"
+                        + " valid events with more would be dead-lettered; bound the schema's decimals with multipleOf"
+                        + " (e.g. 0.01 for two)");
+        // whole numbers fit every scale
+        DefinitionLoader integers = loaderWithAmount(dir.resolve("c"), amount -> {
+            amount.remove("multipleOf");
+            amount.put("type", "integer");
+        });
+        assertThat(integers.parse("shop.yaml", sum).stage("land").steps()).hasSize(2);
+    }
+
+    /** A loader whose payments schema has {@code payload.amount} changed by {@code change}. */
+    private static DefinitionLoader loaderWithAmount(Path dir, Consumer<ObjectNode> change) throws IOException {
+        Files.createDirectories(dir);
+        String name = "payments.transaction.v1.json";
+        ObjectNode schema = (ObjectNode) TestFiles.MAPPER.readTree(
+                TestFiles.root().resolve("schemas/" + name).toFile());
+        change.accept((ObjectNode) schema.at("/properties/payload/properties/amount"));
+        TestFiles.MAPPER.writeValue(dir.resolve(name).toFile(), schema);
+        return new DefinitionLoader(SchemaCatalog.fromDirectory(dir, TestFiles.MAPPER));
     }
 
     @Test
