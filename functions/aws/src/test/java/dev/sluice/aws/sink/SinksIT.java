@@ -13,6 +13,7 @@ import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import dev.sluice.core.testing.Records;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
@@ -55,8 +56,11 @@ public class SinksIT {
         json.put("occurredAt", occurredAt);
         json.put("ingestedAt", "2026-11-30T20:00:00Z");
         byte[] data = json.toString().getBytes(StandardCharsets.UTF_8);
-        InboundRecord record = new InboundRecord(
-                "payments-raw", Position.of(shard, Long.toString(sequence)), key, data, Instant.now());
+        InboundRecord record = Records.on("payments-raw")
+                .shard(shard)
+                .partitionKey(key)
+                .arrivedAt(Instant.now())
+                .at(sequence, data);
         return new ProcessedEvent(record, eventId, key, Instant.parse(occurredAt), json);
     }
 
