@@ -2,6 +2,7 @@ package dev.sluice.core.stage;
 
 import static dev.sluice.core.stage.StepsTest.load;
 import static dev.sluice.core.stage.StepsTest.pipeline;
+import static dev.sluice.core.testing.Events.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import dev.sluice.core.definition.DefinitionException;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ReasonCode;
-import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.Records;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
@@ -31,6 +31,7 @@ class AggregateScaleTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-30T20:00:00Z"), ZoneOffset.UTC);
     private static final Instant ARRIVED = Instant.parse("2026-11-30T10:00:30Z");
+    private static final String OCCURRED = "2026-11-30T10:00:05Z";
 
     private static String aggregate(String scale) {
         return "      - aggregate: {name: spend, key: payload.currency, value: payload.amount, window: 1h,"
@@ -45,27 +46,9 @@ class AggregateScaleTest {
         StageChain chain = StageChain.compile(load(pipeline(aggregate(""), "")), "s", TestFiles.services(CLOCK));
 
         BatchOutcome outcome = chain.process(List.of(
-                RAW.at(
-                        "1",
-                        Events.payment()
-                                .eventId("pay-00000001")
-                                .amount("10.1")
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:05Z")),
-                RAW.at(
-                        "2",
-                        Events.payment()
-                                .eventId("pay-00000002")
-                                .amount("1E-31")
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:05Z")),
-                RAW.at(
-                        "3",
-                        Events.payment()
-                                .eventId("pay-00000003")
-                                .amount("5")
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:05Z"))));
+                RAW.at("1", payment().eventId("pay-00000001").amount("10.1").occurredAt(OCCURRED)),
+                RAW.at("2", payment().eventId("pay-00000002").amount("1E-31").occurredAt(OCCURRED)),
+                RAW.at("3", payment().eventId("pay-00000003").amount("5").occurredAt(OCCURRED))));
 
         assertThat(outcome.aggregates()).singleElement().satisfies((PartialAggregate p) -> {
             assertThat(p.count()).isEqualTo(2);
@@ -85,20 +68,8 @@ class AggregateScaleTest {
         StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
 
         BatchOutcome outcome = chain.process(List.of(
-                RAW.at(
-                        "1",
-                        Events.payment()
-                                .eventId("pay-00000001")
-                                .amount("1200")
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:05Z")),
-                RAW.at(
-                        "2",
-                        Events.payment()
-                                .eventId("pay-00000002")
-                                .amount("12.50")
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:05Z"))));
+                RAW.at("1", payment().eventId("pay-00000001").amount("1200").occurredAt(OCCURRED)),
+                RAW.at("2", payment().eventId("pay-00000002").amount("12.50").occurredAt(OCCURRED))));
 
         assertThat(outcome.aggregates())
                 .singleElement()

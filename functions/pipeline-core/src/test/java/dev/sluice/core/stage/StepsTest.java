@@ -1,5 +1,6 @@
 package dev.sluice.core.stage;
 
+import static dev.sluice.core.testing.Events.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +14,6 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
-import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.Records;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
@@ -75,6 +75,9 @@ class StepsTest {
         return TestFiles.loader().parse("shop.yaml", yaml);
     }
 
+    /** The event time of most payments these tests build. */
+    static final String TEN = "2026-11-30T10:00:00Z";
+
     /** Records of the stream {@code raw}, partition key {@code k}. */
     static final Records RAW = Records.on("raw").partitionKey("k");
 
@@ -87,32 +90,26 @@ class StepsTest {
         BatchOutcome outcome = chain.process(List.of(
                 RAW.at(
                         "1",
-                        Events.payment()
+                        payment()
                                 .eventId("pay-00000001")
                                 .amount(250.5)
                                 .country("DE")
-                                .occurredAt("2026-11-30T10:00:00Z")),
-                RAW.at(
-                        "2",
-                        Events.payment()
-                                .eventId("pay-00000002")
-                                .amount(250.5)
-                                .country("NL")
-                                .occurredAt("2026-11-30T10:00:00Z")),
+                                .occurredAt(TEN)),
+                RAW.at("2", payment().eventId("pay-00000002").amount(250.5).occurredAt(TEN)),
                 RAW.at(
                         "3",
-                        Events.payment()
+                        payment()
                                 .eventId("pay-00000003")
                                 .amount(99.99)
                                 .country("DE")
-                                .occurredAt("2026-11-30T10:00:00Z")),
+                                .occurredAt(TEN)),
                 RAW.at(
                         "4",
-                        Events.payment()
+                        payment()
                                 .eventId("pay-00000004")
                                 .amount(1000)
                                 .country("FR")
-                                .occurredAt("2026-11-30T10:00:00Z"))));
+                                .occurredAt(TEN))));
 
         assertThat(outcome.accepted())
                 .extracting(ProcessedEvent::eventId)
@@ -165,18 +162,18 @@ class StepsTest {
         processor.process(List.of(
                 RAW.at(
                         "1",
-                        Events.payment()
+                        payment()
                                 .eventId("pay-00000001")
                                 .amount(5000)
                                 .country("DE")
-                                .occurredAt("2026-11-30T10:00:00Z")),
+                                .occurredAt(TEN)),
                 RAW.at(
                         "2",
-                        Events.payment()
+                        payment()
                                 .eventId("pay-00000002")
                                 .amount(12)
                                 .country("DE")
-                                .occurredAt("2026-11-30T10:00:00Z"))));
+                                .occurredAt(TEN))));
 
         assertThat(written.get("big")).containsExactly("pay-00000001");
         assertThat(written.get("lake")).containsExactly("pay-00000001", "pay-00000002");
@@ -246,13 +243,14 @@ class StepsTest {
         List<InboundRecord> batch = new ArrayList<>();
         int n = 0;
         for (String merchant : List.of("m-000001", "m-000002", "m-999999")) {
-            Events.Payment event = Events.payment()
-                    .eventId("pay-0000000" + (++n))
-                    .amount(10)
-                    .country("NL")
-                    .occurredAt("2026-11-30T10:00:00Z")
-                    .merchant(merchant);
-            batch.add(RAW.at(Integer.toString(n), event));
+            n++;
+            batch.add(RAW.at(
+                    n,
+                    payment()
+                            .eventId("pay-0000000" + n)
+                            .amount(10)
+                            .occurredAt(TEN)
+                            .merchant(merchant)));
         }
 
         chain.refreshReferences();
@@ -304,13 +302,8 @@ class StepsTest {
                 new StageServices(TestFiles.schemas(), TestFiles.MAPPER, CLOCK, null, Map.of("merchant-risk", empty)));
         chain.refreshReferences();
 
-        BatchOutcome outcome = chain.process(List.of(RAW.at(
-                "1",
-                Events.payment()
-                        .eventId("pay-00000001")
-                        .amount(10)
-                        .country("NL")
-                        .occurredAt("2026-11-30T10:00:00Z"))));
+        BatchOutcome outcome = chain.process(
+                List.of(RAW.at("1", payment().eventId("pay-00000001").amount(10).occurredAt(TEN))));
 
         assertThat(outcome.deadLetters()).singleElement().satisfies(d -> {
             assertThat(d.code()).isEqualTo(ReasonCode.ENRICHMENT_MISS);
@@ -326,42 +319,14 @@ class StepsTest {
                         + " window: 1m, allowedLateness: 30s, functions: [count, sum, max], table: spend}\n",
                 ""));
         StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
-        Instant onTime = Instant.parse("2026-11-30T10:01:10Z");
+        Records onTime = RAW.arrivedAt(Instant.parse("2026-11-30T10:01:10Z"));
 
         BatchOutcome outcome = chain.process(List.of(
-                RAW.arrivedAt(onTime)
-                        .at(
-                                "1",
-                                Events.payment()
-                                        .eventId("pay-00000001")
-                                        .amount(10.10)
-                                        .country("NL")
-                                        .occurredAt("2026-11-30T10:00:05Z")),
-                RAW.arrivedAt(onTime)
-                        .at(
-                                "2",
-                                Events.payment()
-                                        .eventId("pay-00000002")
-                                        .amount(20.20)
-                                        .country("NL")
-                                        .occurredAt("2026-11-30T10:00:55Z")),
-                RAW.arrivedAt(onTime)
-                        .at(
-                                "3",
-                                Events.payment()
-                                        .eventId("pay-00000003")
-                                        .amount(5)
-                                        .country("NL")
-                                        .occurredAt("2026-11-30T10:01:01Z")),
+                onTime.at("1", payment().eventId("pay-00000001").amount(10.10).occurredAt("2026-11-30T10:00:05Z")),
+                onTime.at("2", payment().eventId("pay-00000002").amount(20.20).occurredAt("2026-11-30T10:00:55Z")),
+                onTime.at("3", payment().eventId("pay-00000003").amount(5).occurredAt("2026-11-30T10:01:01Z")),
                 // window 09:58 closed at 09:59 + 30 s; this record arrived at 10:01:10
-                RAW.arrivedAt(onTime)
-                        .at(
-                                "4",
-                                Events.payment()
-                                        .eventId("pay-00000004")
-                                        .amount(99)
-                                        .country("NL")
-                                        .occurredAt("2026-11-30T09:58:30Z"))));
+                onTime.at("4", payment().eventId("pay-00000004").amount(99).occurredAt("2026-11-30T09:58:30Z"))));
 
         assertThat(outcome.aggregates())
                 .extracting(
