@@ -222,6 +222,38 @@ public final class Events {
             super("click-view.json");
         }
 
+        /** The session: {@code payload.sessionId} and the partition key ({@code s-} and twelve hex digits). */
+        public Click session(String sessionId) {
+            key(sessionId);
+            return payload("sessionId", sessionId);
+        }
+
+        /** The visitor ({@code v-} and twelve hex digits). */
+        public Click visitor(String visitorId) {
+            return payload("visitorId", visitorId);
+        }
+
+        /** The logged-in visitor's e-mail address, which the clickstream stage tokenizes. */
+        public Click email(String customerEmail) {
+            return payload("customerEmail", customerEmail);
+        }
+
+        /** The visitor's IP address, which the clickstream stage drops. */
+        public Click ipAddress(String ipAddress) {
+            return payload("ipAddress", ipAddress);
+        }
+
+        /** The page's URL. */
+        public Click url(String url) {
+            return payload("url", url);
+        }
+
+        /** Time on the page before this action, in milliseconds. */
+        public Click durationMs(long durationMs) {
+            payload().put("durationMs", durationMs);
+            return this;
+        }
+
         /** The page ({@code p-} and six digits). */
         public Click page(String pageId) {
             return payload("pageId", pageId);

@@ -37,14 +37,24 @@ class EventsTest {
 
     @Test
     void builtClicksConformToTheirSchema() {
-        Events.Click click =
-                Events.click().eventId("clk-00000001").page("p-000777").userAgent("Googlebot/2.1");
+        Events.Click click = Events.click()
+                .eventId("clk-00000001")
+                .session("s-00000000abc1")
+                .visitor("v-00000000def1")
+                .email("visitor1@example.com")
+                .ipAddress("198.51.100.7")
+                .userAgent("Googlebot/2.1")
+                .page("p-000777")
+                .url("/products/7")
+                .durationMs(1234)
+                .at(Instant.parse("2026-11-30T10:00:00Z"));
 
         assertThat(schemas.schema("clickstream.pageview.v1")
                         .violations(Events.click().node()))
                 .isEmpty();
         assertThat(schemas.schema("clickstream.pageview.v1").violations(click.node()))
                 .isEmpty();
+        assertThat(click.key()).isEqualTo("s-00000000abc1");
     }
 
     @Test
