@@ -197,17 +197,13 @@ public class SinksIT {
                 aws.sqs().createQueue(b -> b.queueName(names.name("dlq"))).queueUrl();
         SqsDeadLetterSink dlq = new SqsDeadLetterSink(aws.sqs(), queue, "payments", "validate", MAPPER);
         List<DeadLetter> letters = new ArrayList<>();
+        Records raw = Records.on("payments-raw").shard("shardId-000000000001").arrivedAt(Instant.now());
         for (int i = 0; i < 23; i++) {
             byte[] data = i == 0
                     ? new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x01}
                     : ("{\"broken\": " + i).getBytes(StandardCharsets.UTF_8);
             letters.add(new DeadLetter(
-                    new InboundRecord(
-                            "payments-raw",
-                            Position.of("shardId-000000000001", Integer.toString(500 + i)),
-                            "cust-" + i,
-                            data,
-                            Instant.now()),
+                    raw.partitionKey("cust-" + i).at(500 + i, data),
                     ReasonCode.MALFORMED_JSON,
                     "Unexpected end-of-input"));
         }
