@@ -52,7 +52,7 @@ class DefinitionFieldsDocsTest {
 
     @Test
     void theCodeSideFindsEveryBlock() {
-        Map<String, Set<String>> accepted = accepted();
+        Map<String, Block> accepted = accepted();
 
         assertThat(accepted)
                 .containsKeys(
@@ -69,8 +69,8 @@ class DefinitionFieldsDocsTest {
                         "failure",
                         "function",
                         "access");
-        assertThat(accepted.get("references")).contains("default").doesNotContain("defaultItem");
-        assertThat(accepted.get("steps")).contains("aggregate", "aggregate.scale", "route.otherwise");
+        assertThat(accepted.get("references").fields()).contains("default").doesNotContain("defaultItem");
+        assertThat(accepted.get("steps").fields()).contains("aggregate", "aggregate.scale", "route.otherwise");
     }
 
     @Test
@@ -95,23 +95,29 @@ class DefinitionFieldsDocsTest {
                         "steps: the definition accepts 'aggregate.scale' (StepType), the document does not name it");
     }
 
+    /** A block of the definition: the class (or enum) that accepts its fields, and the fields. */
+    record Block(String owner, Set<String> fields) {}
+
     /** Each block's accepted fields, by the heading it is documented under; steps as names and step.option. */
-    static Map<String, Set<String>> accepted() {
+    static Map<String, Block> accepted() {
         ObjectMapper mapper = TestFiles.loader().mapper();
-        Map<String, Set<String>> blocks = new LinkedHashMap<>();
+        Map<String, Block> blocks = new LinkedHashMap<>();
         walk(mapper, TOP_LEVEL, mapper.constructType(PipelineDefinition.class), blocks);
         // the keys of the access block are personas, read by Persona's @JsonCreator
         blocks.put(
                 ACCESS,
-                new TreeSet<>(
-                        Arrays.stream(Persona.values()).map(Persona::yamlName).toList()));
+                new Block(
+                        Persona.class.getSimpleName(),
+                        new TreeSet<>(Arrays.stream(Persona.values())
+                                .map(Persona::yamlName)
+                                .toList())));
         return blocks;
     }
 
-    private static void walk(ObjectMapper mapper, String heading, JavaType type, Map<String, Set<String>> blocks) {
+    private static void walk(ObjectMapper mapper, String heading, JavaType type, Map<String, Block> blocks) {
         BeanDescription description = mapper.getDeserializationConfig().introspect(type);
         Set<String> fields = new TreeSet<>();
-        blocks.put(heading, fields);
+        blocks.put(heading, new Block(type.getRawClass().getSimpleName(), fields));
         for (BeanPropertyDefinition property : description.findProperties()) {
             if (!property.couldDeserialize()) {
                 continue;
@@ -120,7 +126,7 @@ class DefinitionFieldsDocsTest {
             JavaType value = property.getPrimaryType();
             JavaType block = value.isContainerType() ? value.getContentType() : value;
             if (block.hasRawClass(StepDefinition.class)) {
-                blocks.put(property.getName(), steps());
+                blocks.put(property.getName(), new Block(StepType.class.getSimpleName(), steps()));
             } else if (isDefinitionRecord(block)) {
                 walk(mapper, property.getName(), block, blocks);
             }
@@ -217,10 +223,11 @@ class DefinitionFieldsDocsTest {
 
     /** What differs, one line a field: "heading: ...". */
     static List<String> problems(List<String> lines) {
-        Map<String, Set<String>> accepted = accepted();
+        Map<String, Block> accepted = accepted();
         Map<String, Set<String>> documented = documented(lines);
         List<String> problems = new ArrayList<>();
-        accepted.forEach((heading, fields) -> {
+        accepted.forEach((heading, block) -> {
+            Set<String> fields = block.fields();
             Set<String> doc = documented.get(heading);
             if (doc == null) {
                 problems.add(heading + ": the document has no table of this block's fields under a heading '" + heading
@@ -229,7 +236,7 @@ class DefinitionFieldsDocsTest {
             }
             for (String field : fields) {
                 if (!doc.contains(field)) {
-                    problems.add(heading + ": the definition accepts '" + field + "' (" + owner(heading)
+                    problems.add(heading + ": the definition accepts '" + field + "' (" + block.owner()
                             + "), the document does not name it");
                 }
             }
@@ -245,34 +252,6 @@ class DefinitionFieldsDocsTest {
                 .forEach(heading -> problems.add(
                         heading + ": the document has a table of fields, but the definition has no such block"));
         return problems;
-    }
-
-    private static String owner(String heading) {
-        return switch (heading) {
-            case TOP_LEVEL -> PipelineDefinition.class.getSimpleName();
-            case "steps" -> StepType.class.getSimpleName();
-            case ACCESS -> Persona.class.getSimpleName();
-            default -> ownerOf(heading);
-        };
-    }
-
-    private static String ownerOf(String heading) {
-        ObjectMapper mapper = TestFiles.loader().mapper();
-        List<JavaType> types = new ArrayList<>(List.of(mapper.constructType(PipelineDefinition.class)));
-        for (int i = 0; i < types.size(); i++) {
-            for (BeanPropertyDefinition property :
-                    mapper.getDeserializationConfig().introspect(types.get(i)).findProperties()) {
-                JavaType value = property.getPrimaryType();
-                JavaType block = value.isContainerType() ? value.getContentType() : value;
-                if (isDefinitionRecord(block)) {
-                    if (property.getName().equals(heading)) {
-                        return block.getRawClass().getSimpleName();
-                    }
-                    types.add(block);
-                }
-            }
-        }
-        return heading;
     }
 
     private static Path definitionDoc() {
