@@ -2,25 +2,21 @@ package dev.sluice.kcl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.aws.StageRuntime;
-import dev.sluice.core.definition.DefinitionLoader;
-import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ProcessedEvent;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
-import dev.sluice.core.stage.StageServices;
+import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.MemoryAggregates;
+import dev.sluice.core.testing.Stages;
 import dev.sluice.kcl.worker.ShardRegistry;
 import dev.sluice.kcl.worker.StageRecordProcessor;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -178,22 +174,13 @@ class StageRecordProcessorTest {
     }
 
     private StageRecordProcessor processor() throws IOException {
-        ObjectMapper mapper = StageRuntime.mapper();
-        ClassLoader loader = getClass().getClassLoader();
-        SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
-        PipelineDefinition payments = new DefinitionLoader(schemas).loadResource(loader, "payments");
-        StageChain chain = StageChain.compile(
-                payments,
+        StageChain chain = Stages.compile(
+                "payments",
                 "validate",
-                new StageServices(
-                        schemas,
-                        mapper,
-                        // a minute after the fixture's event time: its hourly window is open
-                        // whatever the day the test runs (a system clock made the fixture late
-                        // from 2026-12-01T18:00Z on)
-                        Clock.fixed(Instant.parse("2026-11-30T17:43:07.125Z"), ZoneOffset.UTC),
-                        name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
-                        Map.of()));
+                StageRuntime.mapper(),
+                // a minute after the fixture's event time: its hourly window is open whatever the
+                // day the test runs (a system clock made the fixture late from 2026-12-01T18:00Z on)
+                Clock.fixed(Instant.parse("2026-11-30T17:43:07.125Z"), ZoneOffset.UTC));
         AggregateSink aggregates = new MemoryAggregates();
         BatchProcessor batches = new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, deadLetters::addAll);
         StageRecordProcessor processor = new StageRecordProcessor(
@@ -237,23 +224,21 @@ class StageRecordProcessorTest {
                 });
     }
 
-    private static KinesisClientRecord record(String sequence) throws IOException {
-        try (InputStream in = StageRecordProcessorTest.class.getResourceAsStream("/events/payment-valid.json")) {
-            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                    .replaceFirst("\"eventId\"\\s*:\\s*\"[^\"]*\"", "\"eventId\":\"pay-test-" + sequence + "\"");
-            return KinesisClientRecord.builder()
-                    .sequenceNumber(sequence)
-                    .partitionKey("k")
-                    .data(ByteBuffer.wrap(json.getBytes(StandardCharsets.UTF_8)))
-                    .build();
-        }
+    /** The valid payment with its own eventId, as KCL hands it over at {@code sequence}. */
+    private static KinesisClientRecord record(String sequence) {
+        return kinesisRecord(
+                sequence, Events.payment().eventId("pay-test-" + sequence).bytes());
     }
 
     private static KinesisClientRecord malformed(String sequence) {
+        return kinesisRecord(sequence, "{not json".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static KinesisClientRecord kinesisRecord(String sequence, byte[] data) {
         return KinesisClientRecord.builder()
                 .sequenceNumber(sequence)
                 .partitionKey("k")
-                .data(ByteBuffer.wrap("{not json".getBytes(StandardCharsets.UTF_8)))
+                .data(ByteBuffer.wrap(data))
                 .build();
     }
 }

@@ -12,19 +12,16 @@ import dev.sluice.aws.FunctionEnvironment;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.ConfigurationException;
-import dev.sluice.core.definition.DefinitionLoader;
-import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ReasonCode;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.DeadLetterSink;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.StageChain;
-import dev.sluice.core.stage.StageServices;
 import dev.sluice.core.testing.MemoryAggregates;
 import dev.sluice.core.testing.MemorySink;
+import dev.sluice.core.testing.Stages;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Instant;
@@ -44,19 +41,7 @@ class KinesisStageHandlerTest {
     private final KinesisStageHandler handler = handler(sink, deadLetters::addAll, metrics::add);
 
     static KinesisStageHandler handler(EventSink sink, DeadLetterSink dlq, Consumer<String> metrics) {
-        ObjectMapper mapper = StageRuntime.mapper();
-        ClassLoader loader = KinesisStageHandlerTest.class.getClassLoader();
-        SchemaCatalog schemas = SchemaCatalog.fromClasspath(loader, mapper);
-        PipelineDefinition payments = new DefinitionLoader(schemas).loadResource(loader, "payments");
-        StageChain chain = StageChain.compile(
-                payments,
-                "validate",
-                new StageServices(
-                        schemas,
-                        mapper,
-                        Clock.systemUTC(),
-                        name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        Map.of()));
+        StageChain chain = Stages.compile("payments", "validate", StageRuntime.mapper(), Clock.systemUTC());
         // the payments stage also aggregates spend per currency per hour: partials go to memory
         AggregateSink aggregates = new MemoryAggregates();
         return new KinesisStageHandler(

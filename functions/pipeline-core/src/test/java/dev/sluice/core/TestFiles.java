@@ -5,6 +5,7 @@ import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.StageServices;
+import dev.sluice.core.testing.Stages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -34,8 +35,7 @@ public final class TestFiles {
     }
 
     /** A fixed 32-byte tokenization key, for tests only. */
-    public static final SecretProvider SECRETS =
-            name -> "test-tokenization-key-32-bytes!!".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    public static final SecretProvider SECRETS = Stages.SECRETS;
 
     /** Services with the repository's schemas, a fixed clock and the test key. */
     public static StageServices services(java.time.Clock clock) {

@@ -1,7 +1,7 @@
 package dev.sluice.generators;
 
-import static dev.sluice.generators.Theories.assertFalsified;
-import static dev.sluice.generators.Theories.qt;
+import static dev.sluice.core.testing.Theories.assertFalsified;
+import static dev.sluice.core.testing.Theories.qt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.quicktheories.generators.SourceDSL.doubles;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shape of the payments: hot customers, the daily curve, amounts, invalid share, determinism.
  *
- * <p>The three properties run on QuickTheories with a fixed seed ({@link Theories}), 30, 20 and 50
+ * <p>The three properties run on QuickTheories with a fixed seed ({@link dev.sluice.core.testing.Theories}), 30, 20 and 50
  * examples; each takes the implementation under test, and {@link BrokenImplementationsAreCaught} runs
  * each against a deliberately broken one, which it must falsify.
  */

@@ -1,17 +1,12 @@
 package dev.sluice.generators;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.core.definition.DefinitionLoader;
-import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
-import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchOutcome;
 import dev.sluice.core.stage.StageChain;
-import dev.sluice.core.stage.StageServices;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import dev.sluice.core.testing.Records;
+import dev.sluice.core.testing.Stages;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,31 +23,14 @@ final class StageRun {
     /** Record {@code i} of the batch gets sequence number {@code i + 1}. */
     static BatchOutcome process(
             String pipeline, String stage, String stream, List<GeneratedEvent> events, Instant arrivedAt) {
-        Path root = Path.of(System.getProperty("sluice.root"));
-        ObjectMapper mapper = new ObjectMapper();
-        SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
-        PipelineDefinition definition =
-                new DefinitionLoader(schemas).load(root.resolve("pipelines/" + pipeline + ".yaml"));
-        StageChain chain = StageChain.compile(
-                definition,
-                stage,
-                new StageServices(
-                        schemas,
-                        mapper,
-                        Clock.systemUTC(),
-                        name -> "test-tokenization-key-32-bytes!!".getBytes(StandardCharsets.UTF_8),
-                        Map.of()));
-        List<InboundRecord> records = new ArrayList<>();
+        StageChain chain = Stages.compile(pipeline, stage, new ObjectMapper(), Clock.systemUTC());
+        Records records = Records.on(stream).arrivedAt(arrivedAt);
+        List<InboundRecord> batch = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             GeneratedEvent e = events.get(i);
-            records.add(new InboundRecord(
-                    stream,
-                    Position.of("shardId-000000000000", Integer.toString(i + 1)),
-                    e.partitionKey(),
-                    e.data(),
-                    arrivedAt));
+            batch.add(records.partitionKey(e.partitionKey()).at(i + 1, e.data()));
         }
-        return chain.process(records);
+        return chain.process(batch);
     }
 
     /** Sequence number → reason code the ledger expects, for the invalid events. */

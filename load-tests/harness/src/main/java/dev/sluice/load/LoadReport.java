@@ -1,5 +1,6 @@
 package dev.sluice.load;
 
+import dev.sluice.planner.CostModel;
 import dev.sluice.report.Chart;
 import dev.sluice.report.Report;
 import java.time.Instant;

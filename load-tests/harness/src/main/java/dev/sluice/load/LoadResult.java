@@ -1,5 +1,6 @@
 package dev.sluice.load;
 
+import dev.sluice.planner.CostModel;
 import dev.sluice.verify.reconcile.Reconciliation;
 import java.util.List;
 

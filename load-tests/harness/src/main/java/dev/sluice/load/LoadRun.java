@@ -16,6 +16,7 @@ import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.local.LocalDefinitions;
 import dev.sluice.local.LocalPipeline;
+import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.Report;
 import dev.sluice.report.ReportWriter;
@@ -384,9 +385,9 @@ public final class LoadRun {
                 .filter(q -> q.role().equals("producer"))
                 .mapToLong(LoadResult.Request::entries)
                 .sum();
-        List<RequestCounts.Row> functionRows = requests.stream()
+        List<CostModel.Requests> functionRows = requests.stream()
                 .filter(q -> q.role().equals("function"))
-                .map(q -> new RequestCounts.Row(q.service(), q.operation(), q.resource(), q.requests(), q.entries()))
+                .map(q -> new CostModel.Requests(q.service(), q.operation(), q.requests(), q.entries()))
                 .toList();
         List<CostModel.Breakdown> costs =
                 events == 0 || batches.isEmpty() // no stage metrics: nothing measured to price

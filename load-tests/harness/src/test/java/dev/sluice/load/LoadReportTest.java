@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.ReportWriter;
 import dev.sluice.verify.reconcile.Reconciliation;
@@ -44,8 +45,8 @@ class LoadReportTest {
                         200,
                         400,
                         List.of(
-                                new RequestCounts.Row("DynamoDb", "PutItem", "payments-by-id", 400, 400),
-                                new RequestCounts.Row("S3", "PutObject", "sluice-payments-lake", 4, 4)),
+                                new CostModel.Requests("DynamoDb", "PutItem", 400, 400),
+                                new CostModel.Requests("S3", "PutObject", 4, 4)),
                         1,
                         1,
                         1),

@@ -119,6 +119,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void plannerKnowsNothingOfTheLoadHarness() {
+        // the harness prices its runs with the planner's CostModel, handing it plain request counts
+        check(noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.planner..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.sluice.load..", "dev.sluice.verify..", "dev.sluice.local..", "dev.sluice.cli.."));
+    }
+
+    @Test
     void nothingDependsOnTheCli() {
         check(noClasses()
                 .that()

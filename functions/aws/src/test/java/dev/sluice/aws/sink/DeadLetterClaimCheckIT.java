@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Records;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
@@ -29,14 +28,12 @@ class DeadLetterClaimCheckIT {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
+    private static final Records RAW =
+            Records.on("payments-raw").shard("shardId-000000000001").arrivedAt(Instant.parse("2026-12-01T10:00:00Z"));
+
     private static DeadLetter letter(int sequence, byte[] data, String partitionKey) {
         return new DeadLetter(
-                new InboundRecord(
-                        "payments-raw",
-                        Position.of("shardId-000000000001", Integer.toString(700 + sequence)),
-                        partitionKey,
-                        data,
-                        Instant.parse("2026-12-01T10:00:00Z")),
+                RAW.partitionKey(partitionKey).at(700 + sequence, data),
                 ReasonCode.MALFORMED_JSON,
                 "Unexpected character ('x' (code 120)) at byte " + (data.length - 1));
     }

@@ -13,6 +13,7 @@ import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import dev.sluice.core.testing.Records;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
@@ -55,8 +56,11 @@ public class SinksIT {
         json.put("occurredAt", occurredAt);
         json.put("ingestedAt", "2026-11-30T20:00:00Z");
         byte[] data = json.toString().getBytes(StandardCharsets.UTF_8);
-        InboundRecord record = new InboundRecord(
-                "payments-raw", Position.of(shard, Long.toString(sequence)), key, data, Instant.now());
+        InboundRecord record = Records.on("payments-raw")
+                .shard(shard)
+                .partitionKey(key)
+                .arrivedAt(Instant.now())
+                .at(sequence, data);
         return new ProcessedEvent(record, eventId, key, Instant.parse(occurredAt), json);
     }
 
@@ -193,17 +197,13 @@ public class SinksIT {
                 aws.sqs().createQueue(b -> b.queueName(names.name("dlq"))).queueUrl();
         SqsDeadLetterSink dlq = new SqsDeadLetterSink(aws.sqs(), queue, "payments", "validate", MAPPER);
         List<DeadLetter> letters = new ArrayList<>();
+        Records raw = Records.on("payments-raw").shard("shardId-000000000001").arrivedAt(Instant.now());
         for (int i = 0; i < 23; i++) {
             byte[] data = i == 0
                     ? new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x01}
                     : ("{\"broken\": " + i).getBytes(StandardCharsets.UTF_8);
             letters.add(new DeadLetter(
-                    new InboundRecord(
-                            "payments-raw",
-                            Position.of("shardId-000000000001", Integer.toString(500 + i)),
-                            "cust-" + i,
-                            data,
-                            Instant.now()),
+                    raw.partitionKey("cust-" + i).at(500 + i, data),
                     ReasonCode.MALFORMED_JSON,
                     "Unexpected end-of-input"));
         }

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Records;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,14 +46,11 @@ class SqsDeadLetterSinkTest {
         }
     }
 
+    private static final Records RAW = Records.on("payments-raw").arrivedAt(Instant.parse("2026-12-01T10:00:00Z"));
+
     private static DeadLetter letter(int sequence, byte[] data, String partitionKey) {
         return new DeadLetter(
-                new InboundRecord(
-                        "payments-raw",
-                        Position.of("shardId-000000000000", Integer.toString(100 + sequence)),
-                        partitionKey,
-                        data,
-                        Instant.parse("2026-12-01T10:00:00Z")),
+                RAW.partitionKey(partitionKey).at(100 + sequence, data),
                 ReasonCode.SCHEMA_INVALID,
                 "$.payload.merchant.name: must be at most 128 characters long (maxLength)");
     }

@@ -69,6 +69,11 @@ public final class DefinitionLoader {
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     }
 
+    /** The mapper that binds a definition's YAML to its records (for tests that introspect the binding). */
+    ObjectMapper mapper() {
+        return mapper;
+    }
+
     /** Reads one definition file. */
     public PipelineDefinition load(Path file) {
         return load(file, file.toString());

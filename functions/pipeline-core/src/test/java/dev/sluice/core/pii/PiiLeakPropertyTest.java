@@ -1,10 +1,10 @@
 package dev.sluice.core.pii;
 
-import static dev.sluice.core.Theories.assertFalsified;
-import static dev.sluice.core.Theories.digits;
-import static dev.sluice.core.Theories.qt;
-import static dev.sluice.core.Theories.strings;
-import static dev.sluice.core.Theories.text;
+import static dev.sluice.core.testing.Theories.assertFalsified;
+import static dev.sluice.core.testing.Theories.digits;
+import static dev.sluice.core.testing.Theories.qt;
+import static dev.sluice.core.testing.Theories.strings;
+import static dev.sluice.core.testing.Theories.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.booleans;
 import static org.quicktheories.generators.SourceDSL.lists;
@@ -48,7 +48,7 @@ import org.quicktheories.generators.Generate;
  * or dropped field survives {@link PiiPolicy#apply}, and every other field is left exactly as it
  * was.
  *
- * <p>QuickTheories, 1,000 examples per property, fixed seed ({@link dev.sluice.core.Theories}). Each
+ * <p>QuickTheories, 1,000 examples per property, fixed seed ({@link dev.sluice.core.testing.Theories}). Each
  * property takes the implementation under test; {@link BrokenImplementationsAreCaught} runs each
  * against a deliberately broken one, which it must falsify.
  */

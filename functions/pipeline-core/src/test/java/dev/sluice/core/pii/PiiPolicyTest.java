@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.pii.PiiField.Action;
+import dev.sluice.core.testing.Events;
 import java.io.IOException;
-import java.io.InputStream;
 import org.junit.jupiter.api.Test;
 
 class PiiPolicyTest {
@@ -25,12 +25,6 @@ class PiiPolicyTest {
 
     static ObjectNode event(String text) {
         return (ObjectNode) json(text);
-    }
-
-    static ObjectNode fixture(String name) throws IOException {
-        try (InputStream in = PiiPolicyTest.class.getResourceAsStream("/events/" + name)) {
-            return (ObjectNode) TestFiles.MAPPER.readTree(in);
-        }
     }
 
     static PiiPolicy policy(String schema) {
@@ -53,7 +47,7 @@ class PiiPolicyTest {
     @Test
     void realPaymentIsMaskedAndTokenizedAndOtherwiseUnchanged() throws IOException {
         PiiPolicy policy = PiiPolicy.of(TestFiles.schemas().schema("payments.transaction.v1"));
-        ObjectNode event = fixture("payment-valid.json");
+        ObjectNode event = Events.fixtureNode("payment-valid.json");
         ObjectNode original = event.deepCopy();
 
         policy.apply(event, TOKENIZER);
@@ -70,8 +64,8 @@ class PiiPolicyTest {
     @Test
     void theSameEmailGivesTheSameTokenInEveryEvent() throws IOException {
         PiiPolicy policy = PiiPolicy.of(TestFiles.schemas().schema("payments.transaction.v1"));
-        ObjectNode first = fixture("payment-valid.json");
-        ObjectNode second = fixture("payment-valid.json");
+        ObjectNode first = Events.payment().node();
+        ObjectNode second = Events.payment().node();
 
         policy.apply(first, TOKENIZER);
         policy.apply(second, new Tokenizer(TokenizerTest.KEY));

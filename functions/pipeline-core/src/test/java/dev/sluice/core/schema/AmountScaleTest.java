@@ -3,8 +3,8 @@ package dev.sluice.core.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
+import dev.sluice.core.testing.Events;
 import java.io.IOException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,10 +19,10 @@ class AmountScaleTest {
 
     private static final EventSchema PAYMENTS = TestFiles.schemas().schema("payments.transaction.v1");
 
-    private static JsonNode payment(String amount, boolean decimals) throws IOException {
-        ObjectNode event = SchemaCatalogTest.fixture("payment-valid.json");
-        String json = event.toString().replace("42.95", amount);
-        return (decimals ? FastValidatorConformanceTest.DECIMALS : FastValidatorConformanceTest.DOUBLES).readTree(json);
+    /** The payment with {@code amount} as its number text, read with exact decimals or with doubles. */
+    private static JsonNode read(Events.Payment payment, boolean decimals) throws IOException {
+        return (decimals ? FastValidatorConformanceTest.DECIMALS : FastValidatorConformanceTest.DOUBLES)
+                .readTree(payment.json());
     }
 
     @ParameterizedTest
@@ -38,7 +38,7 @@ class AmountScaleTest {
                 "1.00000000000000000000000000000000000000001"
             })
     void anAmountWithMoreThanTwoDecimalsIsSchemaInvalid(String amount) throws IOException {
-        JsonNode event = payment(amount, true);
+        JsonNode event = read(Events.payment().amount(amount), true);
 
         assertThat(PAYMENTS.referenceViolations(event))
                 .singleElement()
@@ -50,7 +50,7 @@ class AmountScaleTest {
     @ParameterizedTest
     @ValueSource(strings = {"1E-40", "0.001", "12.345", "999999.999"})
     void readAsDoublesTheSameAmountsAreInvalidToo(String amount) throws IOException {
-        JsonNode event = payment(amount, false);
+        JsonNode event = read(Events.payment().amount(amount), false);
 
         assertThat(PAYMENTS.referenceViolations(event)).isNotEmpty();
         assertThat(PAYMENTS.fastValidator().orElseThrow().isValid(event)).isFalse();
@@ -60,7 +60,7 @@ class AmountScaleTest {
     @ValueSource(strings = {"42.95", "0.01", "1", "7.5", "1E+2", "4.295E1", "1000000", "999999.99", "12.3400000"})
     void anAmountWithAtMostTwoDecimalsStaysValid(String amount) throws IOException {
         for (boolean decimals : new boolean[] {true, false}) {
-            JsonNode event = payment(amount, decimals);
+            JsonNode event = read(Events.payment().amount(amount), decimals);
 
             assertThat(PAYMENTS.referenceViolations(event)).as(amount).isEmpty();
             assertThat(PAYMENTS.fastValidator().orElseThrow().isValid(event))

@@ -4,9 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import dev.sluice.core.testing.Events;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -210,7 +208,7 @@ final class ConformanceCorpus {
     // ---------------------------------------------------------------- payments
 
     private static void payments(List<Case> cases) {
-        ObjectNode base = fixture("payment-valid.json");
+        ObjectNode base = (ObjectNode) parse(Events.payment().json());
         Mutator m = new Mutator(PAYMENT, base, cases);
         m.same("fixture");
         for (String field : List.of("eventId", "type", "source", "occurredAt", "key", "payload")) {
@@ -286,7 +284,7 @@ final class ConformanceCorpus {
     // ---------------------------------------------------------------- clicks
 
     private static void clicks(List<Case> cases) {
-        ObjectNode base = fixture("click-view.json");
+        ObjectNode base = (ObjectNode) parse(Events.click().json());
         Mutator m = new Mutator(CLICK, base, cases);
         m.same("fixture");
         for (String field : List.of("eventId", "type", "source", "occurredAt", "key", "payload")) {
@@ -464,14 +462,6 @@ final class ConformanceCorpus {
     }
 
     // ---------------------------------------------------------------- plumbing
-
-    private static ObjectNode fixture(String name) {
-        try (InputStream in = ConformanceCorpus.class.getResourceAsStream("/events/" + name)) {
-            return (ObjectNode) MAPPER.readTree(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     static JsonNode parse(String json) {
         try {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.schema.fast.FastValidator;
+import dev.sluice.core.testing.Events;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -199,11 +200,11 @@ class FastValidatorConformanceTest {
     @Test
     void theFastPathAnswersValidEventsAndNetworkntStillNamesViolations() throws IOException {
         EventSchema payments = schema(ConformanceCorpus.PAYMENT);
-        JsonNode valid = SchemaCatalogTest.fixture("payment-valid.json");
+        JsonNode valid = Events.fixtureNode("payment-valid.json");
 
         assertThat(payments.fastValidator().orElseThrow().isValid(valid)).isTrue();
         assertThat(payments.violations(valid)).isEmpty();
-        assertThat(payments.violations(SchemaCatalogTest.fixture("payment-negative-amount.json")))
+        assertThat(payments.violations(Events.fixtureNode("payment-negative-amount.json")))
                 .containsExactly("$.payload.amount: must have an exclusive minimum value of 0 (exclusiveMinimum)");
     }
 

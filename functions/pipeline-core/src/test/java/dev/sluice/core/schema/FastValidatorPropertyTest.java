@@ -1,8 +1,8 @@
 package dev.sluice.core.schema;
 
-import static dev.sluice.core.Theories.assertFalsified;
-import static dev.sluice.core.Theories.fromRandom;
-import static dev.sluice.core.Theories.qt;
+import static dev.sluice.core.testing.Theories.assertFalsified;
+import static dev.sluice.core.testing.Theories.fromRandom;
+import static dev.sluice.core.testing.Theories.qt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -27,8 +27,8 @@ import org.quicktheories.core.Gen;
  * or random value, a character of a string inserted, deleted or replaced, a member added): the fast validator and
  * networknt must agree on every one, parsed with doubles and with exact decimals.
  *
- * <p>QuickTheories, fixed seed ({@link dev.sluice.core.Theories}); the events are built by plain code from a
- * {@link Random} QuickTheories seeds ({@link dev.sluice.core.Theories#fromRandom}). Each property takes the fast
+ * <p>QuickTheories, fixed seed ({@link dev.sluice.core.testing.Theories}); the events are built by plain code from a
+ * {@link Random} QuickTheories seeds ({@link dev.sluice.core.testing.Theories#fromRandom}). Each property takes the fast
  * validator under test; {@link BrokenValidatorsAreCaught} runs each against a deliberately broken one, which it must
  * falsify.
  */

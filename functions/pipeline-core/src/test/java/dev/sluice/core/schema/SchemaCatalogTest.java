@@ -5,37 +5,33 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
+import dev.sluice.core.testing.Events;
 import java.io.IOException;
-import java.io.InputStream;
 import org.junit.jupiter.api.Test;
 
 class SchemaCatalogTest {
 
     private final SchemaCatalog catalog = TestFiles.schemas();
 
-    static ObjectNode fixture(String name) throws IOException {
-        try (InputStream in = SchemaCatalogTest.class.getResourceAsStream("/events/" + name)) {
-            return (ObjectNode) TestFiles.MAPPER.readTree(in);
-        }
-    }
-
     @Test
     void realPaymentIsValid() throws IOException {
-        assertThat(catalog.schema("payments.transaction.v1").violations(fixture("payment-valid.json")))
+        assertThat(catalog.schema("payments.transaction.v1").violations(Events.fixtureNode("payment-valid.json")))
                 .isEmpty();
     }
 
     @Test
     void negativeAmountNamesThePathAndTheRule() throws IOException {
-        assertThat(catalog.schema("payments.transaction.v1").violations(fixture("payment-negative-amount.json")))
+        assertThat(catalog.schema("payments.transaction.v1")
+                        .violations(Events.fixtureNode("payment-negative-amount.json")))
                 .containsExactly("$.payload.amount: must have an exclusive minimum value of 0 (exclusiveMinimum)");
     }
 
     @Test
     void formatsAreAssertedNotJustAnnotated() throws IOException {
-        ObjectNode event = fixture("payment-valid.json");
-        event.put("occurredAt", "yesterday at noon");
-        ((ObjectNode) event.get("payload")).put("email", "not-an-address");
+        ObjectNode event = Events.payment()
+                .occurredAt("yesterday at noon")
+                .email("not-an-address")
+                .node();
 
         assertThat(catalog.schema("payments.transaction.v1").violations(event))
                 .hasSize(2)
@@ -45,10 +41,8 @@ class SchemaCatalogTest {
 
     @Test
     void unknownFieldsAndBadCodesAreViolations() throws IOException {
-        ObjectNode event = fixture("payment-valid.json");
-        ObjectNode payload = (ObjectNode) event.get("payload");
-        payload.put("currency", "EURO");
-        payload.put("cvv", "123");
+        ObjectNode event = Events.payment().currency("EURO").node();
+        ((ObjectNode) event.get("payload")).put("cvv", "123");
 
         assertThat(catalog.schema("payments.transaction.v1").violations(event))
                 .anySatisfy(v -> assertThat(v).startsWith("$.payload.currency").contains("(enum)"))

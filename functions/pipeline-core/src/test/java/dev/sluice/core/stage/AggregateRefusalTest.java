@@ -1,12 +1,12 @@
 package dev.sluice.core.stage;
 
-import static dev.sluice.core.stage.StageChainTest.fixture;
-import static dev.sluice.core.stage.StageChainTest.record;
+import static dev.sluice.core.stage.StageChainTest.RAW;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.MemoryDeadLetters;
 import dev.sluice.core.testing.MemorySink;
 import dev.sluice.core.window.PartialAggregate;
@@ -69,10 +69,10 @@ class AggregateRefusalTest {
         BatchProcessor processor =
                 new BatchProcessor(StageChainTest.paymentsChain(), Map.of(lake.name(), lake), aggregates, dlq);
         List<InboundRecord> batch = List.of(
-                record("1", fixture("payment-valid.json")),
-                record("2", fixture("payment-valid.json")),
-                record("3", fixture("payment-malformed.json")),
-                record("4", fixture("payment-valid.json")));
+                RAW.at("1", Events.fixture("payment-valid.json")),
+                RAW.at("2", Events.fixture("payment-valid.json")),
+                RAW.at("3", Events.fixture("payment-malformed.json")),
+                RAW.at("4", Events.fixture("payment-valid.json")));
 
         BatchResult result = processor.process(batch);
 

@@ -1,21 +1,19 @@
 package dev.sluice.core.stage;
 
 import static dev.sluice.core.stage.StepsTest.load;
-import static dev.sluice.core.stage.StepsTest.payment;
 import static dev.sluice.core.stage.StepsTest.pipeline;
-import static dev.sluice.core.stage.StepsTest.record;
+import static dev.sluice.core.testing.Events.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.definition.DefinitionException;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Records;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -33,17 +31,14 @@ class AggregateScaleTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-30T20:00:00Z"), ZoneOffset.UTC);
     private static final Instant ARRIVED = Instant.parse("2026-11-30T10:00:30Z");
+    private static final String OCCURRED = "2026-11-30T10:00:05Z";
 
     private static String aggregate(String scale) {
         return "      - aggregate: {name: spend, key: payload.currency, value: payload.amount, window: 1h,"
                 + " functions: [count, sum, min, max], " + scale + "table: spend}\n";
     }
 
-    private static ObjectNode paymentOf(String id, BigDecimal amount) throws IOException {
-        ObjectNode event = payment(id, 1, "NL", "2026-11-30T10:00:05Z");
-        ((ObjectNode) event.get("payload")).put("amount", amount);
-        return event;
-    }
+    private static final Records RAW = StepsTest.RAW.arrivedAt(ARRIVED);
 
     @Test
     void withoutAScaleSumsKeepTwoDecimalsAndATinyAmountIsDeadLetteredNotSummed() throws IOException {
@@ -51,9 +46,9 @@ class AggregateScaleTest {
         StageChain chain = StageChain.compile(load(pipeline(aggregate(""), "")), "s", TestFiles.services(CLOCK));
 
         BatchOutcome outcome = chain.process(List.of(
-                record("1", paymentOf("pay-00000001", new BigDecimal("10.1")), ARRIVED),
-                record("2", paymentOf("pay-00000002", new BigDecimal("1E-31")), ARRIVED),
-                record("3", paymentOf("pay-00000003", new BigDecimal("5")), ARRIVED)));
+                RAW.at("1", payment().eventId("pay-00000001").amount("10.1").occurredAt(OCCURRED)),
+                RAW.at("2", payment().eventId("pay-00000002").amount("1E-31").occurredAt(OCCURRED)),
+                RAW.at("3", payment().eventId("pay-00000003").amount("5").occurredAt(OCCURRED))));
 
         assertThat(outcome.aggregates()).singleElement().satisfies((PartialAggregate p) -> {
             assertThat(p.count()).isEqualTo(2);
@@ -73,8 +68,8 @@ class AggregateScaleTest {
         StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
 
         BatchOutcome outcome = chain.process(List.of(
-                record("1", paymentOf("pay-00000001", new BigDecimal("1200")), ARRIVED),
-                record("2", paymentOf("pay-00000002", new BigDecimal("12.50")), ARRIVED)));
+                RAW.at("1", payment().eventId("pay-00000001").amount("1200").occurredAt(OCCURRED)),
+                RAW.at("2", payment().eventId("pay-00000002").amount("12.50").occurredAt(OCCURRED))));
 
         assertThat(outcome.aggregates())
                 .singleElement()

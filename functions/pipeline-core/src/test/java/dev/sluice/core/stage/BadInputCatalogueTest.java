@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.testing.MemoryAggregates;
@@ -94,12 +93,7 @@ class BadInputCatalogueTest {
             String sequence = Long.toString(49_000_000_000L + i);
             bySequence.put(sequence, c);
             byte[] data = c.data();
-            batch.add(new InboundRecord(
-                    "payments-raw",
-                    Position.of("shardId-000000000000", sequence),
-                    "cust-0042137",
-                    data,
-                    arrival(data)));
+            batch.add(StageChainTest.RAW.arrivedAt(arrival(data)).at(sequence, data));
         }
         MemorySink sink = new MemorySink();
         MemoryAggregates aggregates = new MemoryAggregates();

@@ -1,7 +1,6 @@
 package dev.sluice.core.stage;
 
-import static dev.sluice.core.stage.StageChainTest.fixture;
-import static dev.sluice.core.stage.StageChainTest.record;
+import static dev.sluice.core.stage.StageChainTest.RAW;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +8,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.MemoryAggregates;
 import dev.sluice.core.testing.MemoryDeadLetters;
 import dev.sluice.core.testing.MemorySink;
@@ -39,9 +39,9 @@ class BatchProcessorTest {
 
     private List<InboundRecord> batch() throws IOException {
         return List.of(
-                record("1", fixture("payment-valid.json")),
-                record("2", fixture("payment-malformed.json")),
-                record("3", fixture("payment-valid.json")));
+                RAW.at("1", Events.fixture("payment-valid.json")),
+                RAW.at("2", Events.fixture("payment-malformed.json")),
+                RAW.at("3", Events.fixture("payment-valid.json")));
     }
 
     @Test

@@ -1,20 +1,17 @@
 package dev.sluice.core.stage;
 
-import static dev.sluice.core.Theories.assertFalsified;
-import static dev.sluice.core.Theories.qt;
-import static dev.sluice.core.Theories.strings;
+import static dev.sluice.core.testing.Theories.assertFalsified;
+import static dev.sluice.core.testing.Theories.qt;
+import static dev.sluice.core.testing.Theories.strings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ProcessedEvent;
+import dev.sluice.core.testing.Events;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;
@@ -29,7 +26,7 @@ import org.quicktheories.generators.Generate;
  * Whatever valid payments go in, no card number or e-mail address comes out of the payments
  * stage's chain (validate → mask) in anything a sink would write.
  *
- * <p>QuickTheories, 300 examples, fixed seed ({@link dev.sluice.core.Theories});
+ * <p>QuickTheories, 300 examples, fixed seed ({@link dev.sluice.core.testing.Theories});
  * {@link #aChainWithoutItsMaskStepIsCaught} runs the property against a broken chain, which it must
  * falsify.
  */
@@ -77,14 +74,14 @@ class ChainPiiLeakPropertyTest {
         qt(TRIES).forAll(batches()).checkAssert(payments -> {
             List<InboundRecord> batch = new ArrayList<>();
             for (int i = 0; i < payments.size(); i++) {
-                ObjectNode event = payment();
-                event.put("eventId", "pay-prop-" + i + "x");
-                ObjectNode payload = (ObjectNode) event.get("payload");
-                payload.put("cardNumber", payments.get(i).card());
-                payload.put("email", payments.get(i).email());
-                payload.put("amount", new BigDecimal("12.34"));
-                batch.add(StageChainTest.record(
-                        Integer.toString(i + 1), event.toString().getBytes(StandardCharsets.UTF_8)));
+                batch.add(StageChainTest.RAW.at(
+                        i + 1,
+                        Events.payment()
+                                .eventId("pay-prop-" + i + "x")
+                                .card(payments.get(i).card())
+                                .email(payments.get(i).email())
+                                .amount("12.34")
+                                .bytes()));
             }
 
             BatchOutcome outcome = chain.process(batch);
@@ -100,13 +97,5 @@ class ChainPiiLeakPropertyTest {
                 assertThat(written).doesNotContain(pii.card()).doesNotContain(pii.email());
             }
         });
-    }
-
-    private static ObjectNode payment() {
-        try {
-            return (ObjectNode) TestFiles.MAPPER.readTree(StageChainTest.fixture("payment-valid.json"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -3,17 +3,15 @@ package dev.sluice.core.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.enrich.ReferenceLoader;
 import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
+import dev.sluice.core.testing.Events;
+import dev.sluice.core.testing.Records;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,30 +28,13 @@ class ClickstreamPipelineTest {
     private final PipelineDefinition clickstream =
             TestFiles.loader().load(TestFiles.root().resolve("pipelines/clickstream.yaml"));
 
-    static ObjectNode click() throws IOException {
-        try (InputStream in = ClickstreamPipelineTest.class.getResourceAsStream("/events/click-view.json")) {
-            return (ObjectNode) TestFiles.MAPPER.readTree(in);
-        }
-    }
-
-    static InboundRecord record(String stream, int sequence, ObjectNode event, Instant arrivedAt) {
-        return new InboundRecord(
-                stream,
-                Position.of("shardId-000000000000", Integer.toString(sequence)),
-                event.path("key").asText(),
-                event.toString().getBytes(StandardCharsets.UTF_8),
-                arrivedAt);
-    }
-
     @Test
     void maskAndRekeyStageProtectsPiiAndDropsBots() throws IOException {
         StageChain chain = StageChain.compile(clickstream, "mask-and-rekey", TestFiles.services(CLOCK));
-        ObjectNode bot = click();
-        ((ObjectNode) bot.get("payload")).put("userAgent", "Googlebot/2.1");
-        bot.put("eventId", "clk-bot0000001");
+        Events.Click bot = Events.click().userAgent("Googlebot/2.1").eventId("clk-bot0000001");
+        Records raw = Records.on("clicks-raw");
 
-        BatchOutcome outcome =
-                chain.process(List.of(record("clicks-raw", 1, click(), null), record("clicks-raw", 2, bot, null)));
+        BatchOutcome outcome = chain.process(List.of(raw.at(1, Events.click()), raw.at(2, bot)));
 
         assertThat(outcome.filtered()).isEqualTo(1);
         JsonNode masked = outcome.accepted().get(0).event();
@@ -96,12 +77,14 @@ class ClickstreamPipelineTest {
             {"p-004211", "2026-11-30T19:14:03Z"}, {"p-004211", "2026-11-30T19:14:59Z"},
             {"p-004211", "2026-11-30T19:15:00Z"}, {"p-000777", "2026-11-30T19:14:30Z"}
         };
+        Records byPage = Records.on("clicks-by-page").arrivedAt(Instant.parse("2026-11-30T19:15:10Z"));
         for (int i = 0; i < clicks.length; i++) {
-            ObjectNode event = click();
-            event.put("eventId", "clk-000000000" + i);
-            event.put("occurredAt", clicks[i][1]);
-            ((ObjectNode) event.get("payload")).put("pageId", clicks[i][0]);
-            batch.add(record("clicks-by-page", i + 1, event, Instant.parse("2026-11-30T19:15:10Z")));
+            batch.add(byPage.at(
+                    i + 1,
+                    Events.click()
+                            .eventId("clk-000000000" + i)
+                            .occurredAt(clicks[i][1])
+                            .page(clicks[i][0])));
         }
 
         BatchOutcome outcome = chain.process(batch);

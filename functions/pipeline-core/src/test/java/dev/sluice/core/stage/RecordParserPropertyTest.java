@@ -18,12 +18,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Events;
 import dev.sluice.core.testing.MemoryAggregates;
 import dev.sluice.core.testing.MemoryDeadLetters;
 import dev.sluice.core.testing.MemorySink;
+import dev.sluice.core.testing.Records;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -401,8 +402,7 @@ class RecordParserPropertyTest {
      */
     @Test
     void everyRecordThroughThePaymentsStageIsAcceptedCanonicallyOrDeadLetteredWithAReason() throws IOException {
-        byte[] fixture = StageChainTest.fixture("payment-valid.json");
-        ObjectNode base = (ObjectNode) MAPPER.readTree(fixture);
+        ObjectNode base = Events.payment().node();
         Gen<byte[]> named = texts(40).zip(integers().between(0, 3), (name, style) -> {
             ObjectNode event = base.deepCopy();
             ((ObjectNode) event.path("payload").path("merchant")).put("name", name);
@@ -422,6 +422,7 @@ class RecordParserPropertyTest {
                                 })),
                 org.quicktheories.api.Pair.of(1, anyBytes()));
         StageChain chain = StageChainTest.paymentsChain();
+        Records raw = StageChainTest.RAW.arrivedAt(Instant.parse("2026-11-30T17:43:00Z"));
         qt().withFixedSeed(20261204L)
                 .withExamples(150)
                 .forAll(lists().of(records).ofSizeBetween(1, 8).describedAs(RecordParserPropertyTest::describe))
@@ -432,12 +433,7 @@ class RecordParserPropertyTest {
                             new BatchProcessor(chain, Map.of(sink.name(), sink), new MemoryAggregates(), dlq);
                     List<InboundRecord> records1 = new ArrayList<>();
                     for (int i = 0; i < batch.size(); i++) {
-                        records1.add(new InboundRecord(
-                                "payments-raw",
-                                Position.of("shardId-000000000000", Integer.toString(100 + i)),
-                                "cust-0042137",
-                                batch.get(i),
-                                Instant.parse("2026-11-30T17:43:00Z")));
+                        records1.add(raw.at(100 + i, batch.get(i)));
                     }
                     BatchResult result = processor.process(records1);
                     assertThat(result.complete()).isTrue();

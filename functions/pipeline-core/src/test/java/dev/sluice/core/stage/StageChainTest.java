@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.event.DeadLetter;
-import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Events;
+import dev.sluice.core.testing.Records;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -31,26 +30,15 @@ class StageChainTest {
         return StageChain.compile(payments, "validate", services);
     }
 
-    static byte[] fixture(String name) throws IOException {
-        try (InputStream in = StageChainTest.class.getResourceAsStream("/events/" + name)) {
-            return in.readAllBytes();
-        }
-    }
-
-    static InboundRecord record(String sequence, byte[] data) {
-        return new InboundRecord(
-                "payments-raw",
-                Position.of("shardId-000000000000", sequence),
-                "cust-0042137",
-                data,
-                Instant.parse("2026-11-30T19:59:59Z"));
-    }
+    /** Records of the payments stage's input stream, keyed by the fixture's customer. */
+    static final Records RAW =
+            Records.on("payments-raw").partitionKey("cust-0042137").arrivedAt(Instant.parse("2026-11-30T19:59:59Z"));
 
     private final StageChain chain = paymentsChain();
 
     @Test
     void validPaymentIsAcceptedAndStampedWithIngestionTime() throws IOException {
-        BatchOutcome outcome = chain.process(List.of(record("100", fixture("payment-valid.json"))));
+        BatchOutcome outcome = chain.process(List.of(RAW.at("100", Events.fixture("payment-valid.json"))));
 
         assertThat(outcome.deadLetters()).isEmpty();
         ProcessedEvent event = outcome.accepted().get(0);
@@ -68,21 +56,13 @@ class StageChainTest {
     @Test
     void eachKindOfBadRecordGetsItsReasonCode() throws IOException {
         BatchOutcome outcome = chain.process(List.of(
-                record("1", fixture("payment-malformed.json")),
-                record("2", fixture("payment-negative-amount.json")),
-                record("3", fixture("payment-missing-timestamp.json")),
-                record("4", "[1,2,3]".getBytes(StandardCharsets.UTF_8)),
-                record(
-                        "5",
-                        new String(fixture("payment-valid.json"), StandardCharsets.UTF_8)
-                                .replace("payments.transaction.v1", "payments.refund.v1")
-                                .getBytes(StandardCharsets.UTF_8)),
-                record(
-                        "6",
-                        new String(fixture("payment-valid.json"), StandardCharsets.UTF_8)
-                                .replace("2026-11-30T18:42:07.125+01:00", "30/11/2026 18:42")
-                                .getBytes(StandardCharsets.UTF_8)),
-                record("7", new byte[StageChain.MAX_RECORD_BYTES + 1])));
+                RAW.at("1", Events.fixture("payment-malformed.json")),
+                RAW.at("2", Events.fixture("payment-negative-amount.json")),
+                RAW.at("3", Events.fixture("payment-missing-timestamp.json")),
+                RAW.at("4", "[1,2,3]".getBytes(StandardCharsets.UTF_8)),
+                RAW.at("5", Events.payment().type("payments.refund.v1")),
+                RAW.at("6", Events.payment().occurredAt("30/11/2026 18:42")),
+                RAW.at("7", new byte[StageChain.MAX_RECORD_BYTES + 1])));
 
         assertThat(outcome.accepted()).isEmpty();
         assertThat(outcome.deadLetters())
@@ -105,13 +85,13 @@ class StageChainTest {
 
     @Test
     void badRecordDoesNotAffectItsNeighboursAndOrderIsKept() throws IOException {
-        byte[] good = fixture("payment-valid.json");
+        byte[] good = Events.fixture("payment-valid.json");
         BatchOutcome outcome = chain.process(List.of(
-                record("10", good),
-                record("11", fixture("payment-malformed.json")),
-                record("12", good),
-                record("13", fixture("payment-negative-amount.json")),
-                record("14", good)));
+                RAW.at("10", good),
+                RAW.at("11", Events.fixture("payment-malformed.json")),
+                RAW.at("12", good),
+                RAW.at("13", Events.fixture("payment-negative-amount.json")),
+                RAW.at("14", good)));
 
         assertThat(outcome.accepted())
                 .extracting(e -> e.position().sequenceNumber())
@@ -120,6 +100,6 @@ class StageChainTest {
                 .extracting(d -> d.source().position().sequenceNumber())
                 .containsExactly("11", "13");
         // the dead letter keeps the record's bytes as they arrived
-        assertThat(outcome.deadLetters().get(0).source().data()).isEqualTo(fixture("payment-malformed.json"));
+        assertThat(outcome.deadLetters().get(0).source().data()).isEqualTo(Events.fixture("payment-malformed.json"));
     }
 }

@@ -1,11 +1,10 @@
 package dev.sluice.core.stage;
 
-import static dev.sluice.core.stage.StageChainTest.fixture;
+import static dev.sluice.core.testing.Events.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.TestFiles;
 import dev.sluice.core.definition.DefinitionException;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -13,12 +12,11 @@ import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.enrich.ReferenceLoader;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
-import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.testing.Records;
 import dev.sluice.core.window.PartialAggregate;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,24 +75,11 @@ class StepsTest {
         return TestFiles.loader().parse("shop.yaml", yaml);
     }
 
-    static InboundRecord record(String sequence, ObjectNode event, Instant arrivedAt) {
-        return new InboundRecord(
-                "raw",
-                Position.of("shardId-000000000000", sequence),
-                "k",
-                event.toString().getBytes(StandardCharsets.UTF_8),
-                arrivedAt);
-    }
+    /** The event time of most payments these tests build. */
+    static final String TEN = "2026-11-30T10:00:00Z";
 
-    static ObjectNode payment(String id, double amount, String country, String occurredAt) throws IOException {
-        ObjectNode event = (ObjectNode) TestFiles.MAPPER.readTree(fixture("payment-valid.json"));
-        event.put("eventId", id);
-        event.put("occurredAt", occurredAt);
-        ObjectNode payload = (ObjectNode) event.get("payload");
-        payload.put("amount", amount);
-        payload.put("country", country);
-        return event;
-    }
+    /** Records of the stream {@code raw}, partition key {@code k}. */
+    static final Records RAW = Records.on("raw").partitionKey("k");
 
     @Test
     void filterDropsEventsWhoseExpressionIsFalseWithoutDeadLettering() throws IOException {
@@ -103,10 +88,28 @@ class StepsTest {
         StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
 
         BatchOutcome outcome = chain.process(List.of(
-                record("1", payment("pay-00000001", 250.5, "DE", "2026-11-30T10:00:00Z"), null),
-                record("2", payment("pay-00000002", 250.5, "NL", "2026-11-30T10:00:00Z"), null),
-                record("3", payment("pay-00000003", 99.99, "DE", "2026-11-30T10:00:00Z"), null),
-                record("4", payment("pay-00000004", 1000, "FR", "2026-11-30T10:00:00Z"), null)));
+                RAW.at(
+                        "1",
+                        payment()
+                                .eventId("pay-00000001")
+                                .amount(250.5)
+                                .country("DE")
+                                .occurredAt(TEN)),
+                RAW.at("2", payment().eventId("pay-00000002").amount(250.5).occurredAt(TEN)),
+                RAW.at(
+                        "3",
+                        payment()
+                                .eventId("pay-00000003")
+                                .amount(99.99)
+                                .country("DE")
+                                .occurredAt(TEN)),
+                RAW.at(
+                        "4",
+                        payment()
+                                .eventId("pay-00000004")
+                                .amount(1000)
+                                .country("FR")
+                                .occurredAt(TEN))));
 
         assertThat(outcome.accepted())
                 .extracting(ProcessedEvent::eventId)
@@ -157,8 +160,20 @@ class StepsTest {
         BatchProcessor processor = new BatchProcessor(chain, sinks, null, letters -> {});
 
         processor.process(List.of(
-                record("1", payment("pay-00000001", 5000, "DE", "2026-11-30T10:00:00Z"), null),
-                record("2", payment("pay-00000002", 12, "DE", "2026-11-30T10:00:00Z"), null)));
+                RAW.at(
+                        "1",
+                        payment()
+                                .eventId("pay-00000001")
+                                .amount(5000)
+                                .country("DE")
+                                .occurredAt(TEN)),
+                RAW.at(
+                        "2",
+                        payment()
+                                .eventId("pay-00000002")
+                                .amount(12)
+                                .country("DE")
+                                .occurredAt(TEN))));
 
         assertThat(written.get("big")).containsExactly("pay-00000001");
         assertThat(written.get("lake")).containsExactly("pay-00000001", "pay-00000002");
@@ -228,9 +243,14 @@ class StepsTest {
         List<InboundRecord> batch = new ArrayList<>();
         int n = 0;
         for (String merchant : List.of("m-000001", "m-000002", "m-999999")) {
-            ObjectNode event = payment("pay-0000000" + (++n), 10, "NL", "2026-11-30T10:00:00Z");
-            ((ObjectNode) event.at("/payload/merchant")).put("id", merchant);
-            batch.add(record(Integer.toString(n), event, null));
+            n++;
+            batch.add(RAW.at(
+                    n,
+                    payment()
+                            .eventId("pay-0000000" + n)
+                            .amount(10)
+                            .occurredAt(TEN)
+                            .merchant(merchant)));
         }
 
         chain.refreshReferences();
@@ -282,8 +302,8 @@ class StepsTest {
                 new StageServices(TestFiles.schemas(), TestFiles.MAPPER, CLOCK, null, Map.of("merchant-risk", empty)));
         chain.refreshReferences();
 
-        BatchOutcome outcome =
-                chain.process(List.of(record("1", payment("pay-00000001", 10, "NL", "2026-11-30T10:00:00Z"), null)));
+        BatchOutcome outcome = chain.process(
+                List.of(RAW.at("1", payment().eventId("pay-00000001").amount(10).occurredAt(TEN))));
 
         assertThat(outcome.deadLetters()).singleElement().satisfies(d -> {
             assertThat(d.code()).isEqualTo(ReasonCode.ENRICHMENT_MISS);
@@ -299,14 +319,14 @@ class StepsTest {
                         + " window: 1m, allowedLateness: 30s, functions: [count, sum, max], table: spend}\n",
                 ""));
         StageChain chain = StageChain.compile(shop, "s", TestFiles.services(CLOCK));
-        Instant onTime = Instant.parse("2026-11-30T10:01:10Z");
+        Records onTime = RAW.arrivedAt(Instant.parse("2026-11-30T10:01:10Z"));
 
         BatchOutcome outcome = chain.process(List.of(
-                record("1", payment("pay-00000001", 10.10, "NL", "2026-11-30T10:00:05Z"), onTime),
-                record("2", payment("pay-00000002", 20.20, "NL", "2026-11-30T10:00:55Z"), onTime),
-                record("3", payment("pay-00000003", 5, "NL", "2026-11-30T10:01:01Z"), onTime),
+                onTime.at("1", payment().eventId("pay-00000001").amount(10.10).occurredAt("2026-11-30T10:00:05Z")),
+                onTime.at("2", payment().eventId("pay-00000002").amount(20.20).occurredAt("2026-11-30T10:00:55Z")),
+                onTime.at("3", payment().eventId("pay-00000003").amount(5).occurredAt("2026-11-30T10:01:01Z")),
                 // window 09:58 closed at 09:59 + 30 s; this record arrived at 10:01:10
-                record("4", payment("pay-00000004", 99, "NL", "2026-11-30T09:58:30Z"), onTime)));
+                onTime.at("4", payment().eventId("pay-00000004").amount(99).occurredAt("2026-11-30T09:58:30Z"))));
 
         assertThat(outcome.aggregates())
                 .extracting(

@@ -1,7 +1,7 @@
 package dev.sluice.core.window;
 
-import static dev.sluice.core.Theories.assertFalsified;
-import static dev.sluice.core.Theories.qt;
+import static dev.sluice.core.testing.Theories.assertFalsified;
+import static dev.sluice.core.testing.Theories.qt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.longs;
@@ -36,7 +36,7 @@ import org.quicktheories.generators.Generate;
  * partials add up to the same aggregate and the same events are late: the properties the DynamoDB
  * aggregate sink's exactly-once guard relies on.
  *
- * <p>QuickTheories, 1,000 examples per property, fixed seed ({@link dev.sluice.core.Theories}). Each
+ * <p>QuickTheories, 1,000 examples per property, fixed seed ({@link dev.sluice.core.testing.Theories}). Each
  * property takes the {@link Implementation} under test; {@link BrokenImplementationsAreCaught} runs
  * each against a deliberately broken one, which it must falsify.
  */

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.testing.Events;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
@@ -37,25 +37,20 @@ class ClickstreamPipelineIT {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     static GeneratedEvent click(int i, boolean bot) {
-        ObjectNode event = MAPPER.createObjectNode();
+        String eventId = String.format("clk-it-%06d", i);
         String session = String.format("s-%012x", 0xabc000L + i % 7);
-        event.put("eventId", String.format("clk-it-%06d", i));
-        event.put("type", "clickstream.pageview.v1");
-        event.put("source", "web-frontend-eu");
-        event.put("occurredAt", Instant.now().minusSeconds(60 - i % 60).toString());
-        event.put("key", session);
-        ObjectNode payload = event.putObject("payload");
-        payload.put("sessionId", session);
-        payload.put("visitorId", String.format("v-%012x", 0xdef000L + i % 7));
-        payload.put("customerEmail", "visitor" + (i % 7) + "@example.com");
-        payload.put("ipAddress", "198.51.100." + (i % 250));
-        payload.put("userAgent", bot ? "Googlebot/2.1 (+http://www.google.com/bot.html)" : "Mozilla/5.0 Firefox/133.0");
-        payload.put("pageId", String.format("p-%06d", i % 5));
-        payload.put("url", "/products/" + (i % 5));
-        payload.put("action", "view");
-        payload.put("durationMs", 1000 + i);
-        return new GeneratedEvent(
-                event.path("eventId").asText(), session, event.toString().getBytes(StandardCharsets.UTF_8), null);
+        Events.Click click = Events.click()
+                .eventId(eventId)
+                .at(Instant.now().minusSeconds(60 - i % 60))
+                .session(session)
+                .visitor(String.format("v-%012x", 0xdef000L + i % 7))
+                .email("visitor" + (i % 7) + "@example.com")
+                .ipAddress("198.51.100." + (i % 250))
+                .userAgent(bot ? "Googlebot/2.1 (+http://www.google.com/bot.html)" : "Mozilla/5.0 Firefox/133.0")
+                .page(String.format("p-%06d", i % 5))
+                .url("/products/" + (i % 5))
+                .durationMs(1000 + i);
+        return new GeneratedEvent(eventId, session, click.bytes(), null);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.sluice.core;
+package dev.sluice.core.testing;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.quicktheories.generators.SourceDSL.lists;
@@ -12,7 +12,7 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * How the property tests of this module run: QuickTheories inside plain JUnit 5 tests, with a fixed
+ * How the property tests of the reactor run: QuickTheories inside plain JUnit 5 tests, with a fixed
  * seed so that every build tries the same examples. {@code -DQT_SEED=<long>} runs them with another
  * seed; a falsified property reports its seed, so a failure found that way can be replayed.
  *

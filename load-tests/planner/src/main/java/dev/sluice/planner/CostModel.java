@@ -1,12 +1,11 @@
-package dev.sluice.load;
+package dev.sluice.planner;
 
-import dev.sluice.planner.PriceTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Cost per million events from the requests a load run measured and the planner's price table,
+ * Cost per million events from the requests a load run measured and the price table,
  * next to two baselines priced the same way. Request-driven lines scale with events; shard-hours
  * are priced at the run's own rate (a faster run spreads the same shards over more events).
  * Storage, CloudWatch and data transfer are left out, as in {@code ./sluice plan}.
@@ -42,7 +41,8 @@ public final class CostModel {
      * @param lambdaMemoryMb the stage function's memory
      * @param lambdaMsPerBatch billed duration assumed per invocation (the planner's assumption)
      * @param producerRecords records the producer put (its PutRecords entries, retries included)
-     * @param functionRequests the requests the functions made (sinks, dead-letter queue, lake ledger)
+     * @param functionRequests the requests the functions made (sinks, dead-letter queue, lake ledger), by
+     *     service and operation
      * @param tableSinks the stage's table sinks (for the per-record baseline)
      * @param lakeSinks the stage's lake sinks
      * @param aggregates the stage's aggregate steps
@@ -56,10 +56,21 @@ public final class CostModel {
             int lambdaMemoryMb,
             double lambdaMsPerBatch,
             long producerRecords,
-            List<RequestCounts.Row> functionRequests,
+            List<Requests> functionRequests,
             int tableSinks,
             int lakeSinks,
             int aggregates) {}
+
+    /**
+     * The requests of one operation of one service, as a load run counted them (one row per resource
+     * is fine: rows of the same operation add up).
+     *
+     * @param service the SDK's service name, any case ({@code DynamoDb}, {@code S3}, {@code Sqs}, {@code Kinesis})
+     * @param operation the API operation ({@code PutItem}, {@code PutObject}, ...)
+     * @param requests HTTP requests (attempts, retries included)
+     * @param entries records, items or messages they carried (1 for a single-item call)
+     */
+    public record Requests(String service, String operation, long requests, long entries) {}
 
     /** One priced line: quantity and dollars per million events. */
     public record Line(String service, String item, double quantityPerMillion, String unit, double usdPerMillion) {}
@@ -87,7 +98,7 @@ public final class CostModel {
         double s3Put = 0;
         double s3Get = 0;
         double sqs = 0;
-        for (RequestCounts.Row r : in.functionRequests()) {
+        for (Requests r : in.functionRequests()) {
             switch (service(r.service())) {
                 case "dynamodb" -> {
                     if (DYNAMODB_WRITES.contains(r.operation())) {
@@ -113,7 +124,7 @@ public final class CostModel {
         }
         double objects = in.functionRequests().stream()
                 .filter(r -> service(r.service()).equals("s3") && r.operation().equals("PutObject"))
-                .mapToLong(RequestCounts.Row::requests)
+                .mapToLong(Requests::requests)
                 .sum();
         lines.add(line(
                 "DynamoDB",
@@ -261,11 +272,11 @@ public final class CostModel {
                 prices.price(PriceTable.KMS_REQUESTS_PER_10K) / 1e4);
     }
 
-    private static long kinesisPutEntries(List<RequestCounts.Row> rows) {
+    private static long kinesisPutEntries(List<Requests> rows) {
         return rows.stream()
                 .filter(r -> service(r.service()).equals("kinesis"))
                 .filter(r -> r.operation().equals("PutRecords") || r.operation().equals("PutRecord"))
-                .mapToLong(RequestCounts.Row::entries)
+                .mapToLong(Requests::entries)
                 .sum();
     }
 
@@ -279,7 +290,7 @@ public final class CostModel {
     }
 
     /** The SDK's service name in lower case ({@code DynamoDb} → {@code dynamodb}). */
-    static String service(String sdkName) {
+    public static String service(String sdkName) {
         return sdkName == null ? "" : sdkName.toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -1,9 +1,8 @@
-package dev.sluice.load;
+package dev.sluice.planner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.sluice.planner.PriceTable;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -30,11 +29,11 @@ class CostModelTest {
                 200,
                 10_000,
                 List.of(
-                        new RequestCounts.Row("DynamoDb", "PutItem", "t", 10_000, 10_000),
-                        new RequestCounts.Row("DynamoDb", "UpdateItem", "agg", 100, 100),
-                        new RequestCounts.Row("DynamoDb", "GetItem", "ledger", 50, 50),
-                        new RequestCounts.Row("S3", "PutObject", "lake", 50, 50),
-                        new RequestCounts.Row("Sqs", "SendMessageBatch", "dlq", 5, 40)),
+                        new CostModel.Requests("DynamoDb", "PutItem", 10_000, 10_000),
+                        new CostModel.Requests("DynamoDb", "UpdateItem", 100, 100),
+                        new CostModel.Requests("DynamoDb", "GetItem", 50, 50),
+                        new CostModel.Requests("S3", "PutObject", 50, 50),
+                        new CostModel.Requests("Sqs", "SendMessageBatch", 5, 40)),
                 1,
                 1,
                 1);
