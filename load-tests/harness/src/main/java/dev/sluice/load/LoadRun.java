@@ -150,7 +150,8 @@ public final class LoadRun {
             List<LedgerEntry> ledger = new ArrayList<>();
             double produceSeconds;
             try (SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
-                Production production = produce(aws.kinesis(), stream, generator, ledger, pipeline::acknowledged);
+                Production production =
+                        produce(pipeline.producerKinesis(), stream, generator, ledger, pipeline::acknowledged);
                 sent = production.sent;
                 produceSeconds = production.seconds;
                 drain(pipeline, stageName, ledger, production);

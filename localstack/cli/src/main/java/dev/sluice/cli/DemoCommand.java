@@ -102,7 +102,8 @@ final class DemoCommand implements Command {
                     generated.add(generator.next());
                 }
                 Progress producing = new Progress(context.out(), "producing", events);
-                List<LedgerEntry> ledger = new Producer(aws.kinesis(), stream).send(generated, producing::update);
+                List<LedgerEntry> ledger =
+                        new Producer(pipeline.producerKinesis(), stream).send(generated, producing::update);
                 producing.finish(ledger.size());
 
                 Progress consuming = new Progress(context.out(), "consuming", events);

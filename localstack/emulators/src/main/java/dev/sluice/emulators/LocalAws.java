@@ -691,6 +691,60 @@ public final class LocalAws implements AutoCloseable {
         return List.copyOf(children);
     }
 
+    /** The localstack directory this stack runs its Node programs from ({@code node_modules}, {@code bin/}). */
+    public Path localstackDirectory() {
+        return localstackDirectory;
+    }
+
+    /** Where the stack's logs go. */
+    public Path logDirectory() {
+        return logDirectory;
+    }
+
+    /**
+     * A Kinesis client of this stack signing with other credentials (a principal's); closed by
+     * {@link #close()}.
+     */
+    public KinesisClient kinesis(AwsCredentialsProvider as) {
+        return track(KinesisClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(kinesisEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** A DynamoDB client signing with other credentials; closed by {@link #close()}. */
+    public DynamoDbClient dynamoDb(AwsCredentialsProvider as) {
+        return track(DynamoDbClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(dynamoDbEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** An S3 client (path-style) signing with other credentials; closed by {@link #close()}. */
+    public S3Client s3(AwsCredentialsProvider as) {
+        return track(S3Client.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(s3Endpoint())
+                .forcePathStyle(true)
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** An SQS client signing with other credentials; closed by {@link #close()}. */
+    public SqsClient sqs(AwsCredentialsProvider as) {
+        return track(SqsClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(sqsEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
     /** The log file of a Node emulator (kinesis-mock or dynalite). */
     public Path logFile(Emulator emulator) {
         if (emulator != Emulator.KINESIS && emulator != Emulator.DYNAMODB) {

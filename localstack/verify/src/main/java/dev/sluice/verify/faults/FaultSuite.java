@@ -250,7 +250,7 @@ public final class FaultSuite {
             if (plan.actions().contains(Action.KILL_RUNNER)) {
                 pipeline.killBeforeNextCheckpoint(stageName);
             }
-            Producer producer = new Producer(aws.kinesis(), stream);
+            Producer producer = new Producer(pipeline.producerKinesis(), stream);
             int half = events.size() / 2;
             ledger.addAll(producer.send(events.subList(0, half), done -> {}));
             // act while the first half is still being consumed: a killed runner then has a batch in hand
