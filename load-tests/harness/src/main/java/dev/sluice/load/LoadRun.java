@@ -86,8 +86,13 @@ public final class LoadRun {
         this.err = err;
     }
 
-    /** What the run produced: its result and where the report is. */
-    public record Outcome(LoadResult result, Path reportDirectory) {}
+    /**
+     * What the run produced: its result, where the report is, and the IAM fields of its RESULT line
+     * ({@code iam=enforced access_denied=N}, {@code iam=off}, or {@code iam=aws} on AWS).
+     */
+    public record Outcome(LoadResult result, Path reportDirectory, String iam) {}
+
+    private volatile java.util.function.Supplier<String> iamFields = () -> "iam=aws";
 
     public Outcome run() {
         SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
@@ -119,7 +124,7 @@ public final class LoadRun {
                 : runLocally(definition, stageName, schemas, generator, reportDirectory);
         Report report = LoadReport.of(result, histogram, Instant.now());
         new ReportWriter().write(reportDirectory, report);
-        return new Outcome(result, reportDirectory);
+        return new Outcome(result, reportDirectory, iamFields.get());
     }
 
     private LoadResult runLocally(
@@ -143,6 +148,7 @@ public final class LoadRun {
                                 EnvironmentNames.PIPELINE_FILE,
                                 settings.definition().toAbsolutePath().toString()))
                         .start()) {
+            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();

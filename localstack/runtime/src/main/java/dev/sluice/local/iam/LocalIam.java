@@ -288,6 +288,23 @@ public final class LocalIam implements Authorizer, AutoCloseable {
         return evaluator.evaluationNanos() / 1_000_000;
     }
 
+    /**
+     * The RESULT fields of a run on the stack: {@code iam=enforced access_denied=N} (N calls denied
+     * by the gates), or {@code iam=off}.
+     */
+    public static String resultFields(LocalAws aws) {
+        return aws.iamEnforced()
+                ? "iam=enforced access_denied=" + aws.accessControl().denied()
+                : "iam=off";
+    }
+
+    /** The stack's IAM figures (decisions, cache hit rate, evaluator time), if it enforces IAM and was used. */
+    public static Optional<String> summaryOf(LocalAws aws) {
+        synchronized (BY_STACK) {
+            return Optional.ofNullable(BY_STACK.get(aws)).map(LocalIam::summary);
+        }
+    }
+
     /** One line of figures: decisions, cache hit rate, evaluator time. */
     public String summary() {
         long lookups = lookups();
