@@ -44,6 +44,7 @@ public final class LocalIam implements Authorizer, AutoCloseable {
     private final Map<String, AccessModel> models = new LinkedHashMap<>();
     private volatile Map<String, Principals> byKey = Map.of();
     private final Map<String, Decision> cache = new ConcurrentHashMap<>();
+    private final AtomicLong generation = new AtomicLong();
     private final AtomicLong lookups = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong logWarnings = new AtomicLong();
@@ -88,6 +89,8 @@ public final class LocalIam implements Authorizer, AutoCloseable {
         models.values()
                 .forEach(m -> m.principals().values().forEach(p -> keys.put(p.accessKeyId(), new Principals(m, p))));
         byKey = Map.copyOf(keys);
+        // decisions under way for the previous models must not be cached (see decide)
+        generation.incrementAndGet();
         cache.clear();
         LOG.info(
                 "IAM enforced for {} ({} unresolved)", model, model.unresolved().size());
@@ -147,8 +150,13 @@ public final class LocalIam implements Authorizer, AutoCloseable {
             hits.incrementAndGet();
             return cached;
         }
+        long before = generation.get();
         Decision decision = evaluate(principals, service, request);
-        cache.put(key, decision);
+        synchronized (this) {
+            if (generation.get() == before) {
+                cache.put(key, decision);
+            }
+        }
         return decision;
     }
 
