@@ -104,8 +104,18 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public void deployAccess(CloudFormationTemplate template) {
         iam.ifPresent(i -> {
+            // a KCL application renamed per test (kclWorkers) keeps its grants on its legacy tables
+            Map<String, String> renamed = new LinkedHashMap<>();
+            if (names != null) {
+                resources.kclServices().keySet().forEach(stage -> {
+                    String application = resources.functionEnvironment(stage).get(EnvironmentNames.KCL_APPLICATION);
+                    if (application != null) {
+                        renamed.put(application, names.name(application));
+                    }
+                });
+            }
             AccessModel model = AccessModel.from(
-                    template, resources.provisioned(), aws.region().id(), aws.accountId(), deployment);
+                    template, resources.provisioned(), aws.region().id(), aws.accountId(), deployment, renamed);
             accessModel = model;
             i.deploy(model);
         });

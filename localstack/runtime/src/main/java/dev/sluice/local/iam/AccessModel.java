@@ -91,6 +91,7 @@ public final class AccessModel {
     private final Map<String, String> roleByTaskDefinition = new LinkedHashMap<>();
     private final Map<String, String> logGroupByFunction = new LinkedHashMap<>();
     private final List<String> unresolved = new ArrayList<>();
+    private final Map<String, String> renamedApplications = new LinkedHashMap<>();
 
     private AccessModel(String stackName, String region, String account) {
         this.stackName = stackName;
@@ -120,7 +121,25 @@ public final class AccessModel {
             String region,
             String account,
             String deployment) {
+        return from(template, provisioned, region, account, deployment, Map.of());
+    }
+
+    /**
+     * Like {@link #from(CloudFormationTemplate, Map, String, String, String)}, with names the local
+     * stack gives differently than the template (a KCL application renamed per test: its {@code
+     * <application>-CoordinatorState} tables in the policies follow).
+     *
+     * @param renamedApplications the template's KCL application names → their local names
+     */
+    public static AccessModel from(
+            CloudFormationTemplate template,
+            Map<String, LocalResource> provisioned,
+            String region,
+            String account,
+            String deployment,
+            Map<String, String> renamedApplications) {
         AccessModel model = new AccessModel(deployment, region, account);
+        model.renamedApplications.putAll(renamedApplications);
         model.read(template, provisioned);
         return model;
     }
@@ -343,7 +362,7 @@ public final class AccessModel {
         }
         for (JsonNode statement : list) {
             try {
-                statements.add(intrinsics.resolve(statement, where));
+                statements.add(renamed(intrinsics.resolve(statement, where)));
             } catch (RuntimeException e) {
                 String message = where + ": statement " + statement.path("Sid").asText("") + " not resolvable locally ("
                         + e.getMessage() + "); left out";
@@ -352,6 +371,22 @@ public final class AccessModel {
             }
         }
         return out;
+    }
+
+    /** A resolved statement with the KCL applications' table ARNs under their local names. */
+    private JsonNode renamed(JsonNode statement) {
+        if (renamedApplications.isEmpty()) {
+            return statement;
+        }
+        String text = statement.toString();
+        for (Map.Entry<String, String> rename : renamedApplications.entrySet()) {
+            text = text.replace(":table/" + rename.getKey() + "-", ":table/" + rename.getValue() + "-");
+        }
+        try {
+            return JSON.readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private String resolveText(Intrinsics intrinsics, JsonNode value, String where) {
