@@ -50,9 +50,13 @@ public final class AccessControl {
         return authorizer;
     }
 
-    /** Calls a listener with every denial (fault scenarios collect them). */
-    public void onDenial(Consumer<Decision> listener) {
+    /**
+     * Calls a listener with every denial (fault scenarios collect them) until the returned handle is
+     * closed.
+     */
+    public AutoCloseable onDenial(Consumer<Decision> listener) {
         listeners.add(listener);
+        return () -> listeners.remove(listener);
     }
 
     /** Authorizes one call, counting and logging a denial (one line: principal, action, resource, reason). */

@@ -43,6 +43,9 @@ public final class AccessModel {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern PERSONA = Pattern.compile("persona ([a-z0-9-]+)$");
     private static final Map<String, JsonNode> MANAGED = loadManaged();
+    /** The tables KCL names after its application ({@code <application>-CoordinatorState}...). */
+    private static final List<String> KCL_APPLICATION_TABLES =
+            List.of("-CoordinatorState", "-WorkerMetricStats", "-CoordinatorState/*", "-WorkerMetricStats/*");
 
     /**
      * A named policy document.
@@ -380,7 +383,10 @@ public final class AccessModel {
         }
         String text = statement.toString();
         for (Map.Entry<String, String> rename : renamedApplications.entrySet()) {
-            text = text.replace(":table/" + rename.getKey() + "-", ":table/" + rename.getValue() + "-");
+            for (String table : KCL_APPLICATION_TABLES) {
+                text = text.replace(
+                        ":table/" + rename.getKey() + table + "\"", ":table/" + rename.getValue() + table + "\"");
+            }
         }
         try {
             return JSON.readTree(text);
