@@ -47,9 +47,9 @@ public final class SluiceCli {
 
     /** The usage text, made of every command's lines. */
     String usage() {
-        return "usage: ./sluice [--iam on|off] <command> [options]\n"
+        return "usage: ./sluice <command> [options]\n"
                 + commands.values().stream().map(Command::usage).collect(Collectors.joining("\n"))
-                + "\n  --iam off (or SLUICE_IAM=off): the local stack does not enforce IAM (default: on)";
+                + "\n  ./sluice --iam off <command> (or SLUICE_IAM=off): the local stack does not enforce IAM (default: on)";
     }
 
     /** The commands that run the local stack (and say so when IAM is off). */
