@@ -91,6 +91,44 @@ public final class Grants {
         return new Revoked(new CloudFormationTemplate(template.stackName(), resources), revoked);
     }
 
+    /**
+     * A copy of the template with one more inline policy on a role: {@code action} allowed on the
+     * ARN of the resource {@code resourceLogicalId} (with {@code suffix} appended, e.g. {@code /*}
+     * for a bucket's objects; null for none).
+     */
+    public static CloudFormationTemplate grant(
+            CloudFormationTemplate template,
+            String roleLogicalId,
+            String action,
+            String resourceLogicalId,
+            String suffix) {
+        JsonNodeFactory json = JsonNodeFactory.instance;
+        ObjectNode properties = json.objectNode();
+        properties.put("PolicyName", "mutation");
+        properties.putArray("Roles").addObject().put("Ref", roleLogicalId);
+        ObjectNode document = properties.putObject("PolicyDocument");
+        document.put("Version", "2012-10-17");
+        ObjectNode statement = document.putArray("Statement").addObject();
+        statement.put("Effect", "Allow");
+        statement.put("Action", action);
+        ObjectNode arn = json.objectNode();
+        arn.putArray("Fn::GetAtt").add(resourceLogicalId).add("Arn");
+        if (suffix == null) {
+            statement.set("Resource", arn);
+        } else {
+            ArrayNode join = json.arrayNode();
+            join.add("");
+            join.addArray().add(arn).add(suffix);
+            statement.putObject("Resource").set("Fn::Join", join);
+        }
+        Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
+        resources.put(
+                "MutationPolicy",
+                new CloudFormationTemplate.Resource(
+                        "MutationPolicy", "AWS::IAM::Policy", properties, json.objectNode()));
+        return new CloudFormationTemplate(template.stackName(), resources);
+    }
+
     private static boolean contains(JsonNode actions, String action) {
         if (actions.isTextual()) {
             return actions.asText().equals(action);
