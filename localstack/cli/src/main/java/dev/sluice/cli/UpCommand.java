@@ -78,6 +78,8 @@ final class UpCommand implements Command {
                             try {
                                 // its ports are closed now: no file may point at them
                                 Files.deleteIfExists(file);
+                                Files.deleteIfExists(file.resolveSibling("aws/credentials"));
+                                Files.deleteIfExists(file.resolveSibling("aws/config"));
                             } catch (IOException e) {
                                 // left for the next up to overwrite
                             }
