@@ -223,7 +223,7 @@ public final class FaultSuite {
                         FaultPlan::personasAttemptForbidden),
                 new FaultScenario(
                         "chaos",
-                        "all of the above at once",
+                        "all of the above at once, the IAM scenarios aside",
                         n,
                         0.1,
                         plan -> plan.sdk("PutItem", plan.table(TABLE), 2, Fault.THROTTLED)
