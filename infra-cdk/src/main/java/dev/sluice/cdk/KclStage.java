@@ -1,5 +1,7 @@
 package dev.sluice.cdk;
 
+import dev.sluice.aws.access.KclAccess;
+import dev.sluice.aws.access.StageAccess;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
@@ -54,15 +56,13 @@ import software.constructs.Construct;
  * KCL gets no {@code CreateTable} or {@code UpdateTable} permission. Its name is left to
  * CloudFormation and handed to the workers in {@link EnvironmentNames#KCL_LEASE_TABLE}.
  *
- * <p>The task role may: read the input stream ({@link #STREAM_READ_ACTIONS}) and use enhanced fan-out
- * through the consumer named after the application ({@link #STREAM_CONSUMER_ACTIONS} on {@code
- * <stream ARN>/consumer/<application>:*}); {@link #LEASE_TABLE_ACTIONS} on its lease table and
- * {@code dynamodb:Query} on the lease table's GSI; write the tables it sinks to ({@code
- * grantWriteData}) and the streams it sinks to ({@code grantWrite}); {@code GetItem}, {@code PutItem}
- * and {@code UpdateItem} on its aggregate tables; read its reference tables ({@code grantReadData})
- * and the secrets of its {@code mask} steps; send to its dead-letter queue; {@code
- * cloudwatch:PutMetricData} in the application's namespace only; and use the pipeline's keys as each of
- * those needs. Lake sinks and {@code object} references are not supported on KCL stages yet.
+ * <p>The task role is granted exactly what the stage's code declares (sluice-aws's {@code
+ * StageAccess}: its sinks, aggregate sink, reference loaders, secret provider and dead-letter sink) and
+ * what KCL calls ({@link KclAccess}: polling reads of the input stream, the lease table and its GSI,
+ * {@code DescribeTable} of KCL's legacy {@code <application>-CoordinatorState} and {@code
+ * -WorkerMetricStats} tables, metrics in the application's namespace), each key only through its
+ * service ({@link StageGrants}). Lake sinks and {@code object} references are not supported on KCL
+ * stages yet.
  *
  * <p>The image comes from the context value {@value #IMAGE_CONTEXT}; without it the stack
  * synthesizes with {@link #PLACEHOLDER_IMAGE} and records an info annotation saying the image must
@@ -83,7 +83,7 @@ public final class KclStage extends Construct {
     public static final String LEASE_OWNER = "leaseOwner";
 
     /** The GSI KCL 3 queries for the leases of one worker. */
-    public static final String LEASE_OWNER_INDEX = "LeaseOwnerToLeaseKeyIndex";
+    public static final String LEASE_OWNER_INDEX = KclAccess.LEASE_OWNER_INDEX;
 
     /** Workers per stage: two, so a second one takes over the leases when one stops. */
     public static final int DESIRED_COUNT = 2;
@@ -99,29 +99,6 @@ public final class KclStage extends Construct {
 
     /** Retention of the workers' log group. */
     public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_MONTH;
-
-    /** What the workers do on the input stream itself. */
-    public static final List<String> STREAM_READ_ACTIONS = List.of(
-            "kinesis:DescribeStream",
-            "kinesis:DescribeStreamSummary",
-            "kinesis:GetRecords",
-            "kinesis:GetShardIterator",
-            "kinesis:ListShards",
-            "kinesis:RegisterStreamConsumer");
-
-    /** What the workers do on their enhanced fan-out consumer. */
-    public static final List<String> STREAM_CONSUMER_ACTIONS =
-            List.of("kinesis:DescribeStreamConsumer", "kinesis:SubscribeToShard");
-
-    /** What KCL does on its lease table: no CreateTable, UpdateTable or DeleteTable. */
-    public static final List<String> LEASE_TABLE_ACTIONS = List.of(
-            "dynamodb:DescribeTable",
-            "dynamodb:GetItem",
-            "dynamodb:PutItem",
-            "dynamodb:UpdateItem",
-            "dynamodb:DeleteItem",
-            "dynamodb:Scan",
-            "dynamodb:Query");
 
     /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
     private static final List<String> LOGS_KEY_ACTIONS =
@@ -296,58 +273,19 @@ public final class KclStage extends Construct {
         return environment;
     }
 
+    /**
+     * Exactly what the stage's code declares (sluice-aws's {@code StageAccess}) and what its KCL
+     * workers call ({@link KclAccess}): nothing else.
+     */
     private void grants(PipelineStack stack, StageDefinition stage, Stream input) {
         IRole role = taskDefinition.getTaskRole();
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(STREAM_READ_ACTIONS)
-                .resources(List.of(input.getStreamArn()))
-                .build());
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(STREAM_CONSUMER_ACTIONS)
-                .resources(List.of(consumerArns(input)))
-                .build());
-        stack.getKeys().grantVia(role, PipelineKeys.Use.STREAMS, List.of("kms:Decrypt"));
-
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(LEASE_TABLE_ACTIONS)
-                .resources(List.of(leaseTable.getTableArn()))
-                .build());
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(List.of("dynamodb:Query"))
-                .resources(List.of(leaseOwnerIndexArn()))
-                .build());
-        stack.getKeys().grantVia(role, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
-
-        for (SinkDefinition sink : stage.sinks()) {
-            switch (sink.kind()) {
-                case TABLE -> stack.getTable(sink.table()).grantWriteData(role);
-                case STREAM -> stack.getStream(sink.stream()).grantWrite(role);
-                case LAKE -> throw new IllegalStateException("rejected in the constructor");
-            }
-        }
-        for (String table : StageSteps.aggregateTables(stage)) {
-            stack.getTable(table).grant(role, LambdaStage.AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
-        }
-        for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
-            stack.getTable(reference.table()).grantReadData(role);
-        }
-        for (String secret : StageSteps.secrets(stage)) {
-            stack.getSecret(secret).grantRead(role);
-        }
-        deadLetterQueue.grantSendMessages(role);
-        stack.grantClaimChecks(role, stage.failure().deadLetterQueue());
-
-        // KCL's metrics: PutMetricData has no resource type, so it is limited by namespace instead
-        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                .actions(List.of("cloudwatch:PutMetricData"))
-                .resources(List.of("*"))
-                .conditions(Map.of("StringEquals", Map.of("cloudwatch:namespace", applicationName)))
-                .build());
-    }
-
-    /** {@code <stream ARN>/consumer/<application>:*}: the fan-out consumer KCL registers (its ARN ends in a timestamp). */
-    String consumerArns(Stream input) {
-        return input.getStreamArn() + "/consumer/" + applicationName + ":*";
+        StageGrants grants = new StageGrants(stack, leaseTable, applicationName);
+        grants.grant(
+                role,
+                StageAccess.merge(java.util.stream.Stream.concat(
+                                StageAccess.of(stack.getDefinition(), stageName).stream(),
+                                KclAccess.of(stage.input(), applicationName).stream())
+                        .toList()));
     }
 
     /** The ARN of the lease table's {@value #LEASE_OWNER_INDEX}. */

@@ -1,9 +1,10 @@
 package dev.sluice.cdk;
 
-import dev.sluice.core.definition.BatchingDefinition;
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.StageAccess;
 import dev.sluice.core.definition.EnvironmentNames;
-import dev.sluice.core.definition.FailureDefinition;
 import dev.sluice.core.definition.FunctionDefinition;
+import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
@@ -16,19 +17,16 @@ import software.amazon.awscdk.ArnFormat;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.dynamodb.Table;
-import software.amazon.awscdk.services.iam.Grant;
-import software.amazon.awscdk.services.iam.GrantOnPrincipalOptions;
+import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
 import software.amazon.awscdk.services.kinesis.Stream;
 import software.amazon.awscdk.services.lambda.Architecture;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
 import software.amazon.awscdk.services.lambda.Code;
+import software.amazon.awscdk.services.lambda.EventSourceMapping;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
 import software.amazon.awscdk.services.lambda.StartingPosition;
-import software.amazon.awscdk.services.lambda.eventsources.KinesisEventSource;
-import software.amazon.awscdk.services.lambda.eventsources.KinesisEventSourceProps;
-import software.amazon.awscdk.services.lambda.eventsources.SqsDlq;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.Bucket;
@@ -65,12 +63,16 @@ public final class LambdaStage extends Construct {
     private static final List<String> LOGS_KEY_ACTIONS =
             List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
 
-    /** What a lake-writing function may do on the commit ledger table. */
-    static final List<String> LEDGER_ACTIONS = List.of("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem");
-
-    /** What the aggregate sink does to an aggregate table's items, and nothing more. */
-    public static final List<String> AGGREGATE_TABLE_ACTIONS =
-            List.of("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
+    /**
+     * What a polling Kinesis event-source mapping calls on its stream with the function's role
+     * (Lambda developer guide, "Execution role permissions" for Kinesis).
+     */
+    public static final List<String> EVENT_SOURCE_STREAM_ACTIONS = List.of(
+            "kinesis:DescribeStream",
+            "kinesis:DescribeStreamSummary",
+            "kinesis:GetRecords",
+            "kinesis:GetShardIterator",
+            "kinesis:ListShards");
 
     /** Characters IAM treats as wildcards or variables in a resource ARN. */
     private static final Pattern IAM_SPECIAL = Pattern.compile("[*?$]");
@@ -78,7 +80,8 @@ public final class LambdaStage extends Construct {
     private final String stageName;
     private final LogGroup logGroup;
     private final Function function;
-    private final KinesisEventSource eventSource;
+    private final EventSourceMapping eventSource;
+    private final Role role;
     private final Queue deadLetterQueue;
 
     LambdaStage(PipelineStack stack, String stageName, StageDefinition stage, Code code) {
@@ -133,6 +136,10 @@ public final class LambdaStage extends Construct {
                     EnvironmentNames.secretId(secret), stack.getSecret(secret).getSecretArn());
         }
 
+        this.role = Role.Builder.create(this, "Role")
+                .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
+                .description("Sluice " + pipeline + "/" + stageName + ": the stage function's role")
+                .build();
         FunctionDefinition settings = stage.function();
         this.function = Function.Builder.create(this, "Function")
                 .description("Sluice " + pipeline + "/" + stageName + ": reads " + stage.input())
@@ -145,53 +152,52 @@ public final class LambdaStage extends Construct {
                 // null reserves nothing; the definition checked it covers shards × parallelizationFactor
                 .reservedConcurrentExecutions(settings.reservedConcurrency())
                 .logGroup(logGroup)
+                .role(role)
                 .environment(environment)
                 .build();
 
-        for (SinkDefinition sink : stage.sinks()) {
-            switch (sink.kind()) {
-                case TABLE -> stack.getTable(sink.table()).grantWriteData(function);
-                case LAKE -> {
-                    // read (to adopt an object left by a crashed attempt) and put, never delete
-                    String objects =
-                            stack.getDefinition().lakes().get(sink.lake()).prefix() + "*";
-                    Bucket bucket = lakeBucket(stack);
-                    bucket.grantRead(function, objects);
-                    bucket.grantPut(function, objects);
-                    // the commit ledger: read and conditionally write single items, nothing else
-                    ledgerTable(stack).grant(function, LEDGER_ACTIONS.toArray(String[]::new));
-                    stack.getKeys().grantVia(function, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
-                }
-                // PutRecord(s) and ListShards on that stream, and encrypt with its key
-                case STREAM -> stack.getStream(sink.stream()).grantWrite(function);
-            }
-        }
-        for (String table : StageSteps.aggregateTables(stage)) {
-            // read-compute-conditional-write of aggregate items: nothing wider (grantReadWriteData
-            // would add deletes, scans, queries and batches)
-            stack.getTable(table).grant(function, AGGREGATE_TABLE_ACTIONS.toArray(String[]::new));
-            stack.getKeys().grantVia(function, PipelineKeys.Use.TABLES, PipelineKeys.CRYPTO_ACTIONS);
-        }
+        // exactly what the stage's code declares (sluice-aws), what the event-source mapping does
+        // with the function's role, and writing its own log group: nothing else, no managed policy
+        StageGrants grants = new StageGrants(stack, null, null);
         for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
-            if (reference.table() != null) {
-                stack.getTable(reference.table()).grantReadData(function);
-            } else {
-                grantReadObject(stack, reference.object());
+            if (reference.object() != null) {
+                refuseSpecialCharacters(stack, reference.object());
             }
         }
-        for (String secret : StageSteps.secrets(stage)) {
-            stack.getSecret(secret).grantRead(function);
-        }
-        deadLetterQueue.grantSendMessages(function);
-        stack.grantClaimChecks(function, stage.failure().deadLetterQueue());
+        grants.grant(role, access(stack.getDefinition(), stageName));
+        logGroup.grantWrite(role);
 
-        this.eventSource = new KinesisEventSource(input, eventSourceProps(stage));
-        function.addEventSource(eventSource);
+        this.eventSource = EventSourceMapping.Builder.create(this, "KinesisEventSource")
+                .target(function)
+                .eventSourceArn(input.getStreamArn())
+                .startingPosition(startingPosition(stage))
+                .batchSize(stage.batching().batchSize())
+                .maxBatchingWindow(Duration.seconds(stage.batching().batchingWindowSeconds()))
+                .parallelizationFactor(stage.batching().parallelizationFactor())
+                .bisectBatchOnError(stage.failure().bisectOnError())
+                .reportBatchItemFailures(true)
+                .retryAttempts(
+                        stage.failure().maxRetryAttempts() >= 0
+                                ? stage.failure().maxRetryAttempts()
+                                : null)
+                .maxRecordAge(
+                        stage.failure().maxRecordAgeSeconds() >= 0
+                                ? Duration.seconds(stage.failure().maxRecordAgeSeconds())
+                                : null)
+                .startingPositionTimestamp(
+                        stage.batching().startingInstant() == null
+                                ? null
+                                : stage.batching().startingInstant().getEpochSecond())
+                .build();
+        // the on-failure destination without the CDK's SqsDlq, which would grant its own wider set
+        ((CfnEventSourceMapping) eventSource.getNode().getDefaultChild())
+                .setDestinationConfig(CfnEventSourceMapping.DestinationConfigProperty.builder()
+                        .onFailure(CfnEventSourceMapping.OnFailureProperty.builder()
+                                .destination(deadLetterQueue.getQueueArn())
+                                .build())
+                        .build());
         ResourceMetadata.mark(function, ResourceMetadata.KIND_FUNCTION, stageName);
-        function.getNode().findAll().stream()
-                .filter(CfnEventSourceMapping.class::isInstance)
-                .forEach(mapping ->
-                        ResourceMetadata.mark(mapping, ResourceMetadata.KIND_EVENT_SOURCE_MAPPING, stageName));
+        ResourceMetadata.mark(eventSource, ResourceMetadata.KIND_EVENT_SOURCE_MAPPING, stageName);
     }
 
     private static Bucket lakeBucket(PipelineStack stack) {
@@ -206,24 +212,39 @@ public final class LambdaStage extends Construct {
                         "pipeline '" + stack.getDefinition().pipeline() + "' has no lake ledger table"));
     }
 
-    /**
-     * {@code s3:GetObject} on exactly this key of the lake bucket (no listing, no other key), and
-     * decryption with the lake key.
-     */
-    private void grantReadObject(PipelineStack stack, String objectKey) {
+    /** Refuses an object key IAM would read as a wildcard or a policy variable (widening the grant). */
+    private void refuseSpecialCharacters(PipelineStack stack, String objectKey) {
         if (IAM_SPECIAL.matcher(objectKey).find()) {
-            // IAM would read these as wildcards or policy variables, widening the grant
             throw new IllegalArgumentException(
                     "pipeline '" + stack.getDefinition().pipeline() + "', stage '"
                             + stageName + "': reference object key '" + objectKey
                             + "' contains *, ? or $, which IAM resource ARNs cannot name literally; rename the object");
         }
-        Grant.addToPrincipal(GrantOnPrincipalOptions.builder()
-                .grantee(function)
-                .actions(List.of("s3:GetObject"))
-                .resourceArns(List.of(lakeBucket(stack).arnForObjects(objectKey)))
-                .build());
-        stack.getKeys().grantVia(function, PipelineKeys.Use.LAKE, List.of("kms:Decrypt"));
+    }
+
+    /**
+     * Everything a Lambda stage's role is granted besides its log group: its code's declarations
+     * ({@link StageAccess}) and its event-source mapping's ({@link #eventSourceMappingAccess}), one
+     * access per resource.
+     */
+    public static List<Access> access(PipelineDefinition definition, String stageName) {
+        List<Access> all = new java.util.ArrayList<>(StageAccess.of(definition, stageName));
+        all.addAll(eventSourceMappingAccess(definition.stage(stageName)));
+        return StageAccess.merge(all);
+    }
+
+    /**
+     * What Lambda's event-source mapping does with the function's role (not the function's code): read
+     * the input stream (Lambda's documented Kinesis permissions for a polling mapping), decrypt its
+     * records, and send batches it gives up on to the stage's dead-letter queue (its on-failure
+     * destination).
+     */
+    static List<Access> eventSourceMappingAccess(StageDefinition stage) {
+        return StageAccess.merge(List.of(
+                Access.stream(stage.input(), EVENT_SOURCE_STREAM_ACTIONS.toArray(String[]::new)),
+                Access.key("kinesis", "kms:Decrypt"),
+                Access.queue(stage.failure().deadLetterQueue(), "sqs:SendMessage"),
+                Access.key("sqs", "kms:GenerateDataKey", "kms:Decrypt")));
     }
 
     private LogGroup logGroup(PipelineStack stack, String name) {
@@ -248,30 +269,6 @@ public final class LambdaStage extends Construct {
                 .build();
     }
 
-    private KinesisEventSourceProps eventSourceProps(StageDefinition stage) {
-        BatchingDefinition batching = stage.batching();
-        FailureDefinition failure = stage.failure();
-        KinesisEventSourceProps.Builder props = KinesisEventSourceProps.builder()
-                .startingPosition(startingPosition(stage))
-                .batchSize(batching.batchSize())
-                .maxBatchingWindow(Duration.seconds(batching.batchingWindowSeconds()))
-                .parallelizationFactor(batching.parallelizationFactor())
-                .bisectBatchOnError(failure.bisectOnError())
-                .reportBatchItemFailures(true)
-                .onFailure(new SqsDlq(deadLetterQueue));
-        if (batching.startingInstant() != null) {
-            props.startingPositionTimestamp(batching.startingInstant().getEpochSecond());
-        }
-        // -1 (the definition's "forever") is also Lambda's default; the CDK accepts only explicit bounds
-        if (failure.maxRetryAttempts() >= 0) {
-            props.retryAttempts(failure.maxRetryAttempts());
-        }
-        if (failure.maxRecordAgeSeconds() >= 0) {
-            props.maxRecordAge(Duration.seconds(failure.maxRecordAgeSeconds()));
-        }
-        return props.build();
-    }
-
     private static StartingPosition startingPosition(StageDefinition stage) {
         return switch (stage.batching().startingPosition()) {
             case TRIM_HORIZON -> StartingPosition.TRIM_HORIZON;
@@ -285,6 +282,11 @@ public final class LambdaStage extends Construct {
         return stageName;
     }
 
+    /** The function's role: no managed policy, exactly the declared grants and its log group. */
+    public Role getRole() {
+        return role;
+    }
+
     /** The stage's function. */
     public Function getFunction() {
         return function;
@@ -296,7 +298,7 @@ public final class LambdaStage extends Construct {
     }
 
     /** The Kinesis event-source mapping feeding the function. */
-    public KinesisEventSource getEventSource() {
+    public EventSourceMapping getEventSource() {
         return eventSource;
     }
 

@@ -96,37 +96,23 @@ public final class NagSuppressionsForSluice {
                             + " context from the producers, so a trace would show one batch in isolation, and it needs"
                             + " xray:PutTraceSegments on *; each batch publishes its own metrics (EMF) to the dashboard",
                     List.of()));
-            Role role = (Role) stage.getFunction().getRole();
-            out.add(new Suppression(
-                    role,
-                    "AwsSolutions-IAM4",
-                    "AWSLambdaBasicExecutionRole: only log stream creation and log writes, into the function's own"
-                            + " KMS-encrypted log group",
-                    List.of("Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")));
-            List<String> wildcards = new ArrayList<>(List.of(
-                    "Action::kms:GenerateDataKey*",
-                    "Action::kms:ReEncrypt*",
-                    claimChecks(bucketArn, stack, stage.getStageName())));
+            // no managed policy (no IAM4): the role holds exactly the declared grants and its log group's
+            List<String> wildcards = new ArrayList<>(List.of(claimChecks(bucketArn, stack, stage.getStageName())));
             for (SinkDefinition sink :
                     stack.getDefinition().stages().get(stage.getStageName()).sinks()) {
                 if (sink.kind() == SinkDefinition.Kind.LAKE) {
                     LakeDefinition lake = stack.getDefinition().lakes().get(sink.lake());
-                    wildcards.addAll(List.of(
-                            "Action::s3:Abort*",
-                            "Action::s3:GetBucket*",
-                            "Action::s3:GetObject*",
-                            "Action::s3:List*",
-                            "Resource::" + bucketArn + "/" + lake.prefix() + "*"));
+                    wildcards.add("Resource::" + bucketArn + "/" + lake.prefix() + "*");
                 }
             }
-            policy(role)
+            policy(stage.getRole())
                     .ifPresent(policy -> out.add(new Suppression(
                             policy,
                             "AwsSolutions-IAM5",
-                            KMS_WILDCARDS + "; on its lake prefix the bucket grant helpers' read and put actions"
-                                    + " (no delete), on the objects under that prefix only; s3:PutObject alone on the"
-                                    + " objects under its dead-letter queue's claim-check prefix (one object per"
-                                    + " record too large for a message, keyed by its position)",
+                            "the objects the stage's code writes, by key prefix: s3:PutObject and s3:GetObject"
+                                    + " (HeadObject) under its lake prefix, whose object keys the sink derives from"
+                                    + " stream, shard and position; s3:PutObject alone under its dead-letter queue's"
+                                    + " claim-check prefix (one object per record too large for a message)",
                             wildcards.stream().distinct().toList())));
         });
         stack.getKclStages().values().forEach(stage -> {
@@ -136,24 +122,15 @@ public final class NagSuppressionsForSluice {
                     "the worker's environment holds resource names, the queue URL and secret ARNs only"
                             + " (EnvironmentNames); secret values are read from Secrets Manager at run time",
                     List.of()));
-            String input =
-                    stack.getDefinition().stages().get(stage.getStageName()).input();
-            String streamArn = arnToken(stack.getStream(input));
             policy((Role) stage.getTaskDefinition().getTaskRole())
                     .ifPresent(policy -> out.add(new Suppression(
                             policy,
                             "AwsSolutions-IAM5",
-                            KMS_WILDCARDS + "; the enhanced fan-out consumer named after the KCL application (its ARN"
-                                    + " ends in a creation timestamp); cloudwatch:PutMetricData, which has no resource"
-                                    + " type, limited to the application's namespace by condition; s3:PutObject alone"
-                                    + " on the objects under its dead-letter queue's claim-check prefix (one object per"
-                                    + " record too large for a message, keyed by its position)",
-                            List.of(
-                                    "Action::kms:GenerateDataKey*",
-                                    "Action::kms:ReEncrypt*",
-                                    "Resource::" + streamArn + "/consumer/" + stage.getApplicationName() + ":*",
-                                    claimChecks(bucketArn, stack, stage.getStageName()),
-                                    "Resource::*"))));
+                            "cloudwatch:PutMetricData (KCL's metrics), which has no resource type, limited to the"
+                                    + " application's namespace by condition; s3:PutObject alone on the objects under"
+                                    + " its dead-letter queue's claim-check prefix (one object per record too large"
+                                    + " for a message, keyed by its position)",
+                            List.of(claimChecks(bucketArn, stack, stage.getStageName()), "Resource::*"))));
             if (stage.isEcrImage()) {
                 policy((Role) stage.getTaskDefinition().getExecutionRole())
                         .ifPresent(policy -> out.add(new Suppression(
@@ -202,8 +179,10 @@ public final class NagSuppressionsForSluice {
                 .ifPresent(policy -> out.add(new Suppression(
                         policy,
                         "AwsSolutions-IAM5",
-                        "viewer persona: CloudWatch ListDashboards, GetMetricData, ListMetrics, DescribeAlarms and"
-                                + " the other read actions it needs support no resource narrower than *",
+                        "viewer persona: cloudwatch:GetMetricData, GetMetricStatistics, ListMetrics and"
+                                + " ListDashboards have no resource type (only * names them); GetDashboard and"
+                                + " DescribeAlarms/DescribeAlarmHistory are granted on this pipeline's dashboard and"
+                                + " alarm ARNs",
                         List.of("Resource::*"))));
         return out;
     }

@@ -205,15 +205,36 @@ public final class Observability extends Construct {
         dashboardOutput.overrideLogicalId(DASHBOARD_OUTPUT);
     }
 
+    /** Sid of the messaging key's statement letting this pipeline's alarms use it. */
+    public static final String ALARMS_KEY_STATEMENT_SID = "AlarmsOfThisPipelinePublishEncrypted";
+
+    /** {@code arn:<partition>:cloudwatch:<region>:<account>:alarm:sluice-<pipeline>-*}: this pipeline's alarms. */
+    static String alarmArnPattern(PipelineStack stack, String pipeline) {
+        return "arn:" + stack.getPartition() + ":cloudwatch:" + stack.getRegion() + ":" + stack.getAccount() + ":alarm:"
+                + SluiceApp.STACK_PREFIX + pipeline + "-*";
+    }
+
     private Topic alarmTopic(PipelineStack stack, String pipeline) {
         Topic topic = Topic.Builder.create(this, alarmTopicId())
                 .displayName("Sluice " + pipeline + " alarms")
                 .masterKey(stack.getKey(PipelineKeys.Use.MESSAGING))
                 .enforceSsl(true)
                 .build();
-        // CloudWatch encrypts what it publishes to an encrypted topic with the topic's key
+        // CloudWatch alarms publishing to an encrypted topic need Decrypt and GenerateDataKey* on its
+        // key (the SNS guide's statement for AWS event sources); only this account's alarms of this
+        // pipeline, and the key encrypts the topic only (dead letters have a key of their own)
         stack.getKey(PipelineKeys.Use.MESSAGING)
-                .grant(new ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*");
+                .addToResourcePolicy(PolicyStatement.Builder.create()
+                        .sid(ALARMS_KEY_STATEMENT_SID)
+                        .principals(List.of(new ServicePrincipal("cloudwatch.amazonaws.com")))
+                        .actions(List.of("kms:Decrypt", "kms:GenerateDataKey*"))
+                        .resources(List.of("*"))
+                        .conditions(Map.of(
+                                "StringEquals",
+                                Map.of("aws:SourceAccount", stack.getAccount()),
+                                "ArnLike",
+                                Map.of("aws:SourceArn", alarmArnPattern(stack, pipeline))))
+                        .build());
         // the topic policy replaces SNS's default one: let this account's alarms publish
         topic.addToResourcePolicy(PolicyStatement.Builder.create()
                 .sid("AllowAlarmsOfThisAccountToPublish")
@@ -225,10 +246,7 @@ public final class Observability extends Construct {
                         "StringEquals",
                         Map.of("aws:SourceAccount", stack.getAccount()),
                         "ArnLike",
-                        Map.of(
-                                "aws:SourceArn",
-                                "arn:" + stack.getPartition() + ":cloudwatch:" + stack.getRegion() + ":"
-                                        + stack.getAccount() + ":alarm:*")))
+                        Map.of("aws:SourceArn", alarmArnPattern(stack, pipeline))))
                 .build());
         return topic;
     }

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awscdk.Annotations;
-import software.amazon.awscdk.services.iam.AccountRootPrincipal;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.kinesis.Stream;
@@ -66,18 +65,30 @@ public final class Personas extends Construct {
     public static final List<String> TABLE_READ_ACTIONS =
             List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:DescribeTable");
 
-    /** What the source operator may do on its source streams, and nothing more. */
-    public static final List<String> SOURCE_WRITE_ACTIONS = List.of("kinesis:PutRecord", "kinesis:PutRecords");
+    /**
+     * What the source operator may do on its source streams, and nothing more: put records, and list
+     * the shards (the KPL and other producer libraries call ListShards to map hash keys to shards; it
+     * reveals shard ids and hash-key ranges, no data).
+     */
+    public static final List<String> SOURCE_WRITE_ACTIONS =
+            List.of("kinesis:ListShards", "kinesis:PutRecord", "kinesis:PutRecords");
 
-    /** CloudWatch read actions of the viewer; AWS supports no narrower resource than {@code *} for most of them. */
-    public static final List<String> VIEWER_ACTIONS = List.of(
-            "cloudwatch:GetDashboard",
-            "cloudwatch:ListDashboards",
+    /** The viewer's action on this pipeline's dashboard (resource type {@code dashboard}). */
+    public static final List<String> VIEWER_DASHBOARD_ACTIONS = List.of("cloudwatch:GetDashboard");
+
+    /** The viewer's actions on this pipeline's alarms (resource type {@code alarm}). */
+    public static final List<String> VIEWER_ALARM_ACTIONS =
+            List.of("cloudwatch:DescribeAlarmHistory", "cloudwatch:DescribeAlarms");
+
+    /**
+     * The viewer's CloudWatch actions that have no resource type in the service authorization
+     * reference (only {@code *} can name them): list dashboards, read and list metrics.
+     */
+    public static final List<String> VIEWER_UNSCOPED_ACTIONS = List.of(
             "cloudwatch:GetMetricData",
             "cloudwatch:GetMetricStatistics",
-            "cloudwatch:ListMetrics",
-            "cloudwatch:DescribeAlarms",
-            "cloudwatch:DescribeAlarmHistory");
+            "cloudwatch:ListDashboards",
+            "cloudwatch:ListMetrics");
 
     /** Why a restricted stream is not granted. */
     public static final String RESTRICTED_STREAM = "restricted stream: only the stage that masks it reads it";
@@ -86,6 +97,7 @@ public final class Personas extends Construct {
     public static final String DEAD_LETTER_QUEUE = "dead-letter queue: holds raw records";
 
     private final PipelineStack stack;
+    private final PersonaTrust trust;
     private final Map<Persona, Role> roles = new EnumMap<>(Persona.class);
     private final Map<Persona, Map<String, String>> skipped = new EnumMap<>(Persona.class);
 
@@ -94,9 +106,17 @@ public final class Personas extends Construct {
         this.stack = stack;
         PipelineDefinition definition = stack.getDefinition();
         Map<Persona, List<String>> access = definition.personas();
+        this.trust = PersonaTrust.fromContext(this);
+        if (trust.fallsBackToAccountRoot()) {
+            Annotations.of(this)
+                    .addWarning("Sluice personas of pipeline '" + definition.pipeline()
+                            + "' trust the account root: set"
+                            + " the context value " + PersonaTrust.CONTEXT + " (persona -> principal ARNs, e.g. SSO"
+                            + " permission-set roles) to name who may take each persona");
+        }
         for (Persona persona : Persona.values()) {
             Role role = Role.Builder.create(this, LogicalNames.pascal(persona.yamlName()))
-                    .assumedBy(new AccountRootPrincipal())
+                    .assumedBy(trust.principal(persona))
                     .description("Sluice pipeline " + definition.pipeline() + ": persona " + persona.yamlName())
                     .build();
             roles.put(persona, role);
@@ -113,11 +133,7 @@ public final class Personas extends Construct {
                     listed.forEach(name -> grantSourceWrite(persona, role, name, services));
                     grantKeyVia(role, "kms:GenerateDataKey", services);
                 }
-                case VIEWER ->
-                    role.addToPrincipalPolicy(PolicyStatement.Builder.create()
-                            .actions(VIEWER_ACTIONS)
-                            .resources(List.of("*"))
-                            .build());
+                case VIEWER -> grantViewer(role);
             }
         }
     }
@@ -131,8 +147,30 @@ public final class Personas extends Construct {
             queue.grantSendMessages(role);
             queue.grantConsumeMessages(role);
         });
-        // each grant above includes the use of that store's key, which its key policy pins to the service
-        stack.getSecrets().values().forEach(secret -> secret.grantRead(role));
+        // each grant above includes the use of that store's key, which its key policy pins to the service.
+        // No secret: the tokenization key stays with the stages that mask (docs/operations.md#access)
+    }
+
+    /**
+     * The viewer: this pipeline's dashboard and alarms by ARN, and the CloudWatch reads that take no
+     * resource (metrics, the dashboard list) on {@code *}.
+     */
+    private void grantViewer(Role role) {
+        Observability observability = stack.getObservability();
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(VIEWER_DASHBOARD_ACTIONS)
+                .resources(List.of(observability.getDashboard().getDashboardArn()))
+                .build());
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(VIEWER_ALARM_ACTIONS)
+                .resources(observability.getAlarms().values().stream()
+                        .map(alarm -> alarm.getAlarmArn())
+                        .toList())
+                .build());
+        role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                .actions(VIEWER_UNSCOPED_ACTIONS)
+                .resources(List.of("*"))
+                .build());
     }
 
     private void grantRead(Persona persona, Role role, String name, Set<PipelineKeys.Use> services) {
@@ -199,6 +237,11 @@ public final class Personas extends Construct {
     /** The role of each persona. */
     public Map<Persona, Role> getRoles() {
         return Collections.unmodifiableMap(roles);
+    }
+
+    /** Who may assume each persona's role. */
+    public PersonaTrust getTrust() {
+        return trust;
     }
 
     /** The role of this persona. */

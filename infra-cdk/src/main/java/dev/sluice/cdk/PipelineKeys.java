@@ -26,7 +26,7 @@ import software.constructs.Construct;
  * groups) may use it.
  *
  * <p>Key administration stays with the account (the CDK's default statement delegating to IAM):
- * the deny applies to data operations only. Six keys cost USD 6 a month per pipeline instead of one.
+ * the deny applies to data operations only. Seven keys cost USD 7 a month per pipeline instead of one.
  */
 public final class PipelineKeys {
 
@@ -45,8 +45,13 @@ public final class PipelineKeys {
         TABLES("DynamoDB tables", List.of("dynamodb")),
         /** The S3 lake bucket (and reference objects in it). */
         LAKE("S3 lake bucket", List.of("s3")),
-        /** SQS dead-letter queues and the SNS alarm topic. */
-        MESSAGING("SQS dead-letter queues and the SNS alarm topic", List.of("sqs", "sns")),
+        /**
+         * SQS dead-letter queues: raw records, PII included. A key of their own, so that no grant on
+         * the alarm topic's key (CloudWatch's) reaches them.
+         */
+        DEAD_LETTERS("SQS dead-letter queues (raw records)", List.of("sqs")),
+        /** The SNS alarm topic, which CloudWatch alarms publish to. */
+        MESSAGING("SNS alarm topic", List.of("sns")),
         /** Secrets Manager secrets (tokenization keys). */
         SECRETS("Secrets Manager secrets", List.of("secretsmanager")),
         /** CloudWatch Logs log groups: used by the CloudWatch Logs service principal only. */
@@ -58,6 +63,16 @@ public final class PipelineKeys {
         Use(String description, List<String> services) {
             this.description = description;
             this.services = services;
+        }
+
+        /** The use whose key encrypts the stores of {@code service} ({@code kinesis}, {@code sqs}, ...). */
+        public static Use forService(String service) {
+            for (Use use : values()) {
+                if (use.services.contains(service)) {
+                    return use;
+                }
+            }
+            throw new IllegalArgumentException("no pipeline key for service '" + service + "'");
         }
 
         /** What the key encrypts, for its description. */
@@ -75,7 +90,7 @@ public final class PipelineKeys {
 
         /** {@code streams}, {@code tables}, ...: the last part of the key's alias. */
         public String aliasName() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /** The construct id of the key: {@code StreamsKey}, {@code TablesKey}, ... */

@@ -1,5 +1,6 @@
 package dev.sluice.cdk;
 
+import dev.sluice.core.definition.Classification;
 import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -30,8 +31,6 @@ import software.amazon.awscdk.services.dynamodb.BillingMode;
 import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
 import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.dynamodb.TableEncryption;
-import software.amazon.awscdk.services.iam.IGrantable;
-import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.kinesis.Stream;
 import software.amazon.awscdk.services.kinesis.StreamEncryption;
 import software.amazon.awscdk.services.kinesis.StreamMode;
@@ -158,6 +157,7 @@ public class PipelineStack extends Stack {
 
         this.observability = new Observability(this);
         this.personas = new Personas(this); // one IAM role per persona of the access block
+        RestrictedData.protect(this); // restricted streams, dead letters, secrets: denied on the resource side
     }
 
     /**
@@ -188,8 +188,13 @@ public class PipelineStack extends Stack {
     }
 
     private Stream stream(String name, StreamDefinition definition) {
-        Stream.Builder builder = Stream.Builder.create(this, "Stream" + LogicalNames.pascal(name))
-                .encryption(StreamEncryption.KMS)
+        Stream.Builder builder = Stream.Builder.create(this, "Stream" + LogicalNames.pascal(name));
+        if (definition.classification() == Classification.RESTRICTED) {
+            // a known name, so that the streams key's policy can name the stream's ARN (its encryption
+            // context) without referring to the stream, which refers to the key
+            builder.streamName(restrictedStreamName(name));
+        }
+        builder.encryption(StreamEncryption.KMS)
                 .encryptionKey(getKey(PipelineKeys.Use.STREAMS))
                 .retentionPeriod(Duration.hours(definition.retentionHours()));
         if (definition.onDemand()) {
@@ -200,6 +205,21 @@ public class PipelineStack extends Stack {
         Stream stream = builder.build();
         Tags.of(stream).add(CLASSIFICATION_TAG, definition.classification().yamlName());
         return stream;
+    }
+
+    /** The physical name of a restricted stream: {@code sluice-<pipeline>-<stream>}. */
+    String restrictedStreamName(String name) {
+        return SluiceApp.STACK_PREFIX + definition.pipeline() + "-" + name;
+    }
+
+    /** The ARN of a restricted stream, built from its name (no reference to the stream). */
+    String restrictedStreamArn(String name) {
+        return formatArn(software.amazon.awscdk.ArnComponents.builder()
+                .service("kinesis")
+                .resource("stream")
+                .resourceName(restrictedStreamName(name))
+                .arnFormat(software.amazon.awscdk.ArnFormat.SLASH_RESOURCE_NAME)
+                .build());
     }
 
     private Table table(String name) {
@@ -232,7 +252,7 @@ public class PipelineStack extends Stack {
         QueueDefinition queue = definition == null ? new QueueDefinition(null) : definition;
         return Queue.Builder.create(this, "Queue" + LogicalNames.pascal(name))
                 .encryption(QueueEncryption.KMS)
-                .encryptionMasterKey(getKey(PipelineKeys.Use.MESSAGING))
+                .encryptionMasterKey(getKey(PipelineKeys.Use.DEAD_LETTERS))
                 .retentionPeriod(Duration.days(queue.retentionDays()))
                 .enforceSsl(true)
                 .build();
@@ -368,25 +388,6 @@ public class PipelineStack extends Stack {
     /** The queue with this logical name. */
     public Queue getQueue(String logicalName) {
         return lookup(queues, logicalName, "queue");
-    }
-
-    /**
-     * Lets a stage write the claim checks of its dead-letter queue: {@code s3:PutObject} on the
-     * objects under {@link DeadLetter#claimCheckPrefix} of that queue and nothing else (no read, no
-     * delete, no other prefix), and {@code kms:GenerateDataKey} with the lake key through S3. Claim
-     * checks hold raw records: no persona but {@code admin} (the whole bucket) reads them, as no lake
-     * prefix may be or contain that folder.
-     */
-    void grantClaimChecks(IGrantable grantee, String queue) {
-        Bucket bucket = getLakeBucket()
-                .orElseThrow(() -> new IllegalStateException(
-                        "pipeline '" + definition.pipeline() + "' has a dead-letter queue but no bucket"));
-        grantee.getGrantPrincipal()
-                .addToPrincipalPolicy(PolicyStatement.Builder.create()
-                        .actions(List.of("s3:PutObject"))
-                        .resources(List.of(bucket.arnForObjects(DeadLetter.claimCheckPrefix(queue) + "*")))
-                        .build());
-        keys.grantVia(grantee, PipelineKeys.Use.LAKE, List.of("kms:GenerateDataKey"));
     }
 
     /**

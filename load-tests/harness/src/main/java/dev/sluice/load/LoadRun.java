@@ -87,8 +87,13 @@ public final class LoadRun {
         this.err = err;
     }
 
-    /** What the run produced: its result and where the report is. */
-    public record Outcome(LoadResult result, Path reportDirectory) {}
+    /**
+     * What the run produced: its result, where the report is, and the IAM fields of its RESULT line
+     * ({@code iam=enforced access_denied=N}, {@code iam=off}, or {@code iam=aws} on AWS).
+     */
+    public record Outcome(LoadResult result, Path reportDirectory, String iam) {}
+
+    private volatile java.util.function.Supplier<String> iamFields = () -> "iam=aws";
 
     public Outcome run() {
         SchemaCatalog schemas = SchemaCatalog.fromDirectory(root.resolve("schemas"), mapper);
@@ -120,7 +125,7 @@ public final class LoadRun {
                 : runLocally(definition, stageName, schemas, generator, reportDirectory);
         Report report = LoadReport.of(result, histogram, Instant.now());
         new ReportWriter().write(reportDirectory, report);
-        return new Outcome(result, reportDirectory);
+        return new Outcome(result, reportDirectory, iamFields.get());
     }
 
     private LoadResult runLocally(
@@ -144,6 +149,7 @@ public final class LoadRun {
                                 EnvironmentNames.PIPELINE_FILE,
                                 settings.definition().toAbsolutePath().toString()))
                         .start()) {
+            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();
@@ -151,7 +157,8 @@ public final class LoadRun {
             List<LedgerEntry> ledger = new ArrayList<>();
             double produceSeconds;
             try (SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
-                Production production = produce(aws.kinesis(), stream, generator, ledger, pipeline::acknowledged);
+                Production production =
+                        produce(pipeline.producerKinesis(), stream, generator, ledger, pipeline::acknowledged);
                 sent = production.sent;
                 produceSeconds = production.seconds;
                 drain(pipeline, stageName, ledger, production);

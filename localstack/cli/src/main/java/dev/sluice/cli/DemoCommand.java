@@ -8,6 +8,7 @@ import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.local.LocalPipeline;
 import dev.sluice.local.esm.LocalEventSourceMapping;
+import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.reconcile.AggregateCheck;
 import dev.sluice.verify.reconcile.ClickstreamDemo;
 import dev.sluice.verify.reconcile.LedgerEntry;
@@ -102,7 +103,8 @@ final class DemoCommand implements Command {
                     generated.add(generator.next());
                 }
                 Progress producing = new Progress(context.out(), "producing", events);
-                List<LedgerEntry> ledger = new Producer(aws.kinesis(), stream).send(generated, producing::update);
+                List<LedgerEntry> ledger =
+                        new Producer(pipeline.producerKinesis(), stream).send(generated, producing::update);
                 producing.finish(ledger.size());
 
                 Progress consuming = new Progress(context.out(), "consuming", events);
@@ -113,11 +115,12 @@ final class DemoCommand implements Command {
                 summary(pipeline, stage, ledger, result);
                 ClickstreamDemo.Result clicks = clickstream(aws, Math.max(100, Math.min(2_000, events / 5)));
                 double seconds = (System.nanoTime() - started) / 1e9;
+                LocalIam.summaryOf(aws).ifPresent(context.out()::println);
                 context.out()
                         .printf(
                                 Locale.ROOT,
                                 "RESULT produced=%d lake=%d table=%d aggregated=%d dead_lettered=%d late=%d lost=%d"
-                                        + " duplicates=%d kcl_counted=%d kcl_lost=%d kcl_duplicates=%d seconds=%.1f%n",
+                                        + " duplicates=%d kcl_counted=%d kcl_lost=%d kcl_duplicates=%d seconds=%.1f %s%n",
                                 result.produced(),
                                 result.lake(),
                                 result.table(),
@@ -129,7 +132,8 @@ final class DemoCommand implements Command {
                                 clicks.counted(),
                                 clicks.lost(),
                                 clicks.duplicates(),
-                                seconds);
+                                seconds,
+                                LocalIam.resultFields(aws));
                 return result.reconciled() && clicks.reconciled() ? 0 : 1;
             }
         }

@@ -3,6 +3,7 @@ package dev.sluice.cli;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsOptions;
+import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.faults.FaultScenario;
 import dev.sluice.verify.faults.FaultSuite;
 import dev.sluice.verify.faults.KclFaultSuite;
@@ -76,6 +77,7 @@ final class FaultsCommand implements Command {
                 .kinesisDataDirectory(
                         work.resolve("kinesis-" + ProcessHandle.current().pid()))
                 .build();
+        String iamFields;
         try (LocalAws aws = LocalAws.start(options)) {
             FaultSuite suite = new FaultSuite(aws, payments, context.root(), work);
             for (FaultScenario scenario : chosen) {
@@ -104,6 +106,8 @@ final class FaultsCommand implements Command {
                     printOutcome(row);
                 }
             }
+            LocalIam.summaryOf(aws).ifPresent(context.out()::println);
+            iamFields = LocalIam.resultFields(aws);
         }
         faultTable(rows, takeovers);
         long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();
@@ -115,7 +119,7 @@ final class FaultsCommand implements Command {
                 .printf(
                         Locale.ROOT,
                         "RESULT scenarios=%d failed=%d events=%d lost=%d duplicate_effects=%d order_violations=%d"
-                                + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s%n",
+                                + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s %s%n",
                         rows.size(),
                         failed,
                         rows.stream().mapToLong(FaultSuite.Row::events).sum(),
@@ -130,7 +134,8 @@ final class FaultsCommand implements Command {
                                 : takeovers.values().stream()
                                         .max(Double::compare)
                                         .map(t -> String.format(Locale.ROOT, "%.1f", t))
-                                        .orElse("n/a"));
+                                        .orElse("n/a"),
+                        iamFields);
         return failed == 0 ? 0 : 1;
     }
 

@@ -119,7 +119,8 @@ final class LoadCommand implements Command {
         LoadResult.Latency l = r.latency();
         out.printf(
                 Locale.ROOT,
-                "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s%n",
+                "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s"
+                        + " %s%n",
                 r.events(),
                 r.endToEndSeconds(),
                 r.eventsPerSecond(),
@@ -131,7 +132,8 @@ final class LoadCommand implements Command {
                         : Long.toString(r.reconciliation().lost()),
                 r.reconciliation() == null
                         ? "na"
-                        : Long.toString(r.reconciliation().duplicates()));
+                        : Long.toString(r.reconciliation().duplicates()),
+                outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
     }
 

@@ -48,15 +48,56 @@ public final class SluiceCli {
     /** The usage text, made of every command's lines. */
     String usage() {
         return "usage: ./sluice <command> [options]\n"
-                + commands.values().stream().map(Command::usage).collect(Collectors.joining("\n"));
+                + commands.values().stream().map(Command::usage).collect(Collectors.joining("\n"))
+                + "\n  ./sluice --iam off <command> (or SLUICE_IAM=off): the local stack does not enforce IAM (default: on)";
+    }
+
+    /** The commands that run the local stack (and say so when IAM is off). */
+    private static final java.util.Set<String> LOCAL_STACK_COMMANDS =
+            java.util.Set.of("demo", "faults", "load", "up", "invoke");
+
+    /**
+     * Takes a leading {@code --iam on|off} (or {@code --iam=off}) off the arguments and applies it
+     * to the local stacks this JVM starts.
+     */
+    private static List<String> iamSwitch(List<String> args) {
+        List<String> rest = new java.util.ArrayList<>(args);
+        for (int i = 0; i < rest.size(); i++) {
+            String arg = rest.get(i);
+            String value = null;
+            if (arg.equals("--iam")) {
+                if (i + 1 >= rest.size()) {
+                    throw new UsageException("--iam needs on or off");
+                }
+                value = rest.remove(i + 1);
+                rest.remove(i);
+            } else if (arg.startsWith("--iam=")) {
+                value = arg.substring("--iam=".length());
+                rest.remove(i);
+            } else {
+                continue;
+            }
+            if (!value.equals("on") && !value.equals("off")) {
+                throw new UsageException("--iam takes on or off, not '" + value + "'");
+            }
+            System.setProperty(dev.sluice.emulators.LocalAwsOptions.IAM_PROPERTY, value);
+            break;
+        }
+        return rest;
     }
 
     int run(List<String> args) {
         try {
+            args = iamSwitch(args);
             if (args.isEmpty()) {
                 throw new UsageException("no command given");
             }
             String name = args.get(0);
+            if (LOCAL_STACK_COMMANDS.contains(name) && !dev.sluice.emulators.LocalAwsOptions.iamEnforcedByDefault()) {
+                context.out()
+                        .println("IAM enforcement is OFF (--iam off or SLUICE_IAM=off): the local stack allows every"
+                                + " call of every principal");
+            }
             if (List.of("help", "--help", "-h").contains(name)) {
                 context.out().println(usage());
                 return 0;

@@ -78,6 +78,8 @@ final class UpCommand implements Command {
                             try {
                                 // its ports are closed now: no file may point at them
                                 Files.deleteIfExists(file);
+                                Files.deleteIfExists(file.resolveSibling("aws/credentials"));
+                                Files.deleteIfExists(file.resolveSibling("aws/config"));
                             } catch (IOException e) {
                                 // left for the next up to overwrite
                             }
@@ -93,12 +95,15 @@ final class UpCommand implements Command {
         endpoints.put("dynamodb", aws.dynamoDbEndpoint().toString());
         endpoints.put("s3", aws.s3Endpoint().toString());
         endpoints.put("sqs", aws.sqsEndpoint().toString());
+        endpoints.put("iam", aws.iamEnforced() ? "enforced" : "off");
         ObjectNode perPipeline = endpoints.putObject("pipelines");
+        dev.sluice.local.iam.PersonaProfiles profiles = new dev.sluice.local.iam.PersonaProfiles(aws);
         for (PipelineDefinition definition : pipelines) {
             LocalPipeline pipeline = LocalPipeline.provision(aws, definition, null, context.root())
                     .withKclWorkers(workers, dev.sluice.local.kcl.KclTimings.LOCAL)
                     .start();
             running.add(pipeline);
+            pipeline.accessModel().ifPresent(model -> profiles.add(definition.pipeline(), model));
             context.out().println(DemoCommand.provisioned(pipeline));
             var resources = pipeline.resources();
             ObjectNode p = perPipeline.putObject(definition.pipeline());
@@ -160,6 +165,22 @@ final class UpCommand implements Command {
                         pipelines.stream().map(PipelineDefinition::pipeline).toList());
         context.out().println(endpoints.toPrettyString());
         context.out().println("written to " + context.root().relativize(file));
+        if (aws.iamEnforced()) {
+            Path profileDirectory = profiles.write(file.getParent().resolve("aws"));
+            context.out()
+                    .println("IAM is enforced: each persona acts as its role (access key ids below; keys in "
+                            + context.root().relativize(profileDirectory) + "/credentials, endpoints in its config)");
+            profiles.accessKeyIds()
+                    .forEach((profile, key) -> context.out().printf(Locale.ROOT, "  %-32s %s%n", profile, key));
+            context.out()
+                    .printf(
+                            Locale.ROOT,
+                            "  export AWS_SHARED_CREDENTIALS_FILE=%s AWS_CONFIG_FILE=%s%n"
+                                    + "  aws --profile payments-analyst --endpoint-url %s dynamodb scan --table-name payments-by-id%n",
+                            profileDirectory.resolve("credentials"),
+                            profileDirectory.resolve("config"),
+                            aws.dynamoDbEndpoint());
+        }
         String firstStream = pipelines.isEmpty()
                 ? "STREAM"
                 : pipelines.get(0).streams().keySet().iterator().next();

@@ -51,6 +51,8 @@ class LoadCommandIT {
         String result =
                 stdout.lines().filter(l -> l.startsWith("RESULT ")).findFirst().orElseThrow();
         assertThat(result).contains(" lost=0 duplicates=0").matches("RESULT events=[1-9][0-9]* seconds=.*");
+        // the load run acts as its personas and roles with the template's IAM enforced, and nothing is denied
+        assertThat(result).endsWith(" iam=enforced access_denied=0");
 
         Path directory;
         try (Stream<Path> runs = Files.list(reports)) {

@@ -24,13 +24,25 @@ final class EmbeddedSqs implements AutoCloseable {
      * http://127.0.0.1:<port>/<account>/<queue>}.
      */
     static EmbeddedSqs start(String region, String accountId) {
+        return start(region, accountId, -1);
+    }
+
+    /**
+     * Like {@link #start(String, String)}, with queue URLs naming {@code advertisedPort} (the access
+     * gate in front of ElasticMQ) instead of its own port, when it is not negative.
+     */
+    static EmbeddedSqs start(String region, String accountId, int advertisedPort) {
         SQSRestServer server;
         try {
-            server = SQSRestServerBuilder.withInterface("127.0.0.1")
+            var builder = SQSRestServerBuilder.withInterface("127.0.0.1")
                     .withPort(0)
                     .withAWSRegion(region)
-                    .withAWSAccountId(accountId)
-                    .start();
+                    .withAWSAccountId(accountId);
+            if (advertisedPort >= 0) {
+                builder = builder.withServerAddress(
+                        org.elasticmq.NodeAddress.apply("http", "127.0.0.1", advertisedPort, ""));
+            }
+            server = builder.start();
         } catch (RuntimeException e) {
             throw new LocalAwsException("ElasticMQ did not start: " + e, e);
         }

@@ -120,6 +120,10 @@ public final class LocalAws implements AutoCloseable {
     private volatile S3Client s3;
     private volatile SqsClient sqs;
     private volatile long stackStartupMillis;
+    private final dev.sluice.emulators.iam.AccessControl accessControl =
+            new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
+    private final Map<Emulator, dev.sluice.emulators.iam.AccessGate> gates =
+            Collections.synchronizedMap(new EnumMap<>(Emulator.class));
 
     private LocalAws(LocalAwsOptions options, Path localstackDirectory, Path logDirectory) {
         this.options = options;
@@ -171,6 +175,37 @@ public final class LocalAws implements AutoCloseable {
      * threads while this one builds the Node emulators' clients and polls them.
      */
     private void startAll() {
+        if (options.accessGates()) {
+            for (Emulator emulator : Emulator.values()) {
+                gates.put(
+                        emulator,
+                        dev.sluice.emulators.iam.AccessGate.bind(
+                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
+                                options.region(),
+                                ACCOUNT_ID,
+                                accessControl));
+            }
+        }
+        startEmulators();
+        if (options.accessGates()) {
+            gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
+            gates.get(Emulator.DYNAMODB).backendPort(dynalite.port());
+            gates.get(Emulator.S3).backendPort(s3Proxy.port());
+            gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            // the stack's own clients (the local administrator) go through the gates like every other
+            kinesis = track(kinesisClient(kinesisEndpoint()));
+            dynamoDb = track(dynamoDbClient(dynamoDbEndpoint()));
+            s3 = track(s3Client(s3Endpoint()));
+            sqs = track(sqsClient(sqsEndpoint()));
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T client) {
+        clients.add(client);
+        return client;
+    }
+
+    private void startEmulators() {
         String node = options.nodeExecutable();
         PendingNode kinesisPending = new PendingNode(this::launchKinesisMock, emulator -> {
             KinesisClient client = kinesisClient(endpoint(emulator.port()));
@@ -407,7 +442,7 @@ public final class LocalAws implements AutoCloseable {
 
     private void startS3() {
         long started = System.nanoTime();
-        EmbeddedS3 server = EmbeddedS3.start(ACCESS_KEY_ID, SECRET_ACCESS_KEY);
+        EmbeddedS3 server = EmbeddedS3.start(ACCESS_KEY_ID, SECRET_ACCESS_KEY, !options.accessGates());
         s3Proxy = server;
         if (closed.get()) {
             closeQuietly(server);
@@ -424,7 +459,8 @@ public final class LocalAws implements AutoCloseable {
 
     private void startSqs() {
         long started = System.nanoTime();
-        EmbeddedSqs server = EmbeddedSqs.start(options.region(), ACCOUNT_ID);
+        dev.sluice.emulators.iam.AccessGate sqsGate = gates.get(Emulator.SQS);
+        EmbeddedSqs server = EmbeddedSqs.start(options.region(), ACCOUNT_ID, sqsGate == null ? -1 : sqsGate.port());
         elasticMq = server;
         if (closed.get()) {
             closeQuietly(server);
@@ -517,9 +553,31 @@ public final class LocalAws implements AutoCloseable {
         return credentials;
     }
 
-    /** kinesis-mock's plain HTTP endpoint, {@code http://127.0.0.1:<port>}. */
+    /**
+     * kinesis-mock's plain HTTP endpoint, {@code http://127.0.0.1:<port>}: its access gate's when
+     * IAM is enforced.
+     */
     public URI kinesisEndpoint() {
-        return endpoint(requireStarted(kinesisMock).port());
+        return gatedEndpoint(Emulator.KINESIS, requireStarted(kinesisMock).port());
+    }
+
+    private URI gatedEndpoint(Emulator emulator, int port) {
+        dev.sluice.emulators.iam.AccessGate gate = gates.get(emulator);
+        return endpoint(gate == null ? port : gate.port());
+    }
+
+    /** Whether every request passes an access gate that enforces IAM ({@link #accessControl()}). */
+    public boolean iamEnforced() {
+        return !gates.isEmpty();
+    }
+
+    /**
+     * The stack's access control: the authorizer the gates ask (until a runtime installs one, only
+     * this stack's own key {@value #ACCESS_KEY_ID}, the local administrator, is known) and the
+     * denials counted.
+     */
+    public dev.sluice.emulators.iam.AccessControl accessControl() {
+        return accessControl;
     }
 
     /**
@@ -533,17 +591,17 @@ public final class LocalAws implements AutoCloseable {
 
     /** dynalite's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI dynamoDbEndpoint() {
-        return endpoint(requireStarted(dynalite).port());
+        return gatedEndpoint(Emulator.DYNAMODB, requireStarted(dynalite).port());
     }
 
     /** s3proxy's endpoint, {@code http://127.0.0.1:<port>}; use path-style addressing. */
     public URI s3Endpoint() {
-        return endpoint(requireStarted(s3Proxy).port());
+        return gatedEndpoint(Emulator.S3, requireStarted(s3Proxy).port());
     }
 
     /** ElasticMQ's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI sqsEndpoint() {
-        return endpoint(requireStarted(elasticMq).port());
+        return gatedEndpoint(Emulator.SQS, requireStarted(elasticMq).port());
     }
 
     /** The endpoint of one emulator. */
@@ -631,6 +689,60 @@ public final class LocalAws implements AutoCloseable {
             }
         }
         return List.copyOf(children);
+    }
+
+    /** The localstack directory this stack runs its Node programs from ({@code node_modules}, {@code bin/}). */
+    public Path localstackDirectory() {
+        return localstackDirectory;
+    }
+
+    /** Where the stack's logs go. */
+    public Path logDirectory() {
+        return logDirectory;
+    }
+
+    /**
+     * A Kinesis client of this stack signing with other credentials (a principal's); closed by
+     * {@link #close()}.
+     */
+    public KinesisClient kinesis(AwsCredentialsProvider as) {
+        return track(KinesisClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(kinesisEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** A DynamoDB client signing with other credentials; closed by {@link #close()}. */
+    public DynamoDbClient dynamoDb(AwsCredentialsProvider as) {
+        return track(DynamoDbClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(dynamoDbEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** An S3 client (path-style) signing with other credentials; closed by {@link #close()}. */
+    public S3Client s3(AwsCredentialsProvider as) {
+        return track(S3Client.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(s3Endpoint())
+                .forcePathStyle(true)
+                .httpClientBuilder(httpClient())
+                .build());
+    }
+
+    /** An SQS client signing with other credentials; closed by {@link #close()}. */
+    public SqsClient sqs(AwsCredentialsProvider as) {
+        return track(SqsClient.builder()
+                .region(region)
+                .credentialsProvider(as)
+                .endpointOverride(sqsEndpoint())
+                .httpClientBuilder(httpClient())
+                .build());
     }
 
     /** The log file of a Node emulator (kinesis-mock or dynalite). */
@@ -770,6 +882,9 @@ public final class LocalAws implements AutoCloseable {
         synchronized (clients) {
             clients.forEach(LocalAws::closeQuietly);
             clients.clear();
+        }
+        synchronized (gates) {
+            gates.values().forEach(LocalAws::closeQuietly);
         }
         long embeddedStarted = System.nanoTime();
         closeQuietly(s3Proxy);

@@ -22,6 +22,13 @@ public final class LocalAwsOptions {
     private final String nodeExecutable;
     private final Duration startTimeout;
     private final Duration stopTimeout;
+    private final boolean accessGates;
+
+    /** The environment variable that turns IAM enforcement off ({@code SLUICE_IAM=off}). */
+    public static final String IAM_ENV = "SLUICE_IAM";
+
+    /** The system property that turns IAM enforcement off ({@code -Dsluice.iam=off}). */
+    public static final String IAM_PROPERTY = "sluice.iam";
 
     private LocalAwsOptions(Builder builder) {
         this.region = builder.region;
@@ -32,6 +39,19 @@ public final class LocalAwsOptions {
         this.nodeExecutable = builder.nodeExecutable;
         this.startTimeout = builder.startTimeout;
         this.stopTimeout = builder.stopTimeout;
+        this.accessGates = builder.accessGates;
+    }
+
+    /**
+     * Whether IAM is enforced by default: yes, unless {@value #IAM_PROPERTY} or {@value #IAM_ENV} is
+     * {@code off} (or {@code false}).
+     */
+    public static boolean iamEnforcedByDefault() {
+        String value = System.getProperty(IAM_PROPERTY);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(IAM_ENV);
+        }
+        return value == null || !(value.equalsIgnoreCase("off") || value.equalsIgnoreCase("false"));
     }
 
     /** In-memory emulators with the defaults of {@link Builder}. */
@@ -55,6 +75,7 @@ public final class LocalAwsOptions {
         builder.nodeExecutable = nodeExecutable;
         builder.startTimeout = startTimeout;
         builder.stopTimeout = stopTimeout;
+        builder.accessGates = accessGates;
         return builder;
     }
 
@@ -105,12 +126,20 @@ public final class LocalAwsOptions {
         return stopTimeout;
     }
 
+    /**
+     * Whether each emulator sits behind an access gate ({@link dev.sluice.emulators.iam.AccessGate})
+     * that authorizes every request: on by default ({@link #iamEnforcedByDefault()}).
+     */
+    public boolean accessGates() {
+        return accessGates;
+    }
+
     @Override
     public String toString() {
         return "LocalAwsOptions[region=" + region + ", localstackDirectory=" + localstackDirectory + ", logDirectory="
                 + logDirectory + ", kinesisDataDirectory=" + kinesisDataDirectory + ", dynamoDbDataDirectory="
                 + dynamoDbDataDirectory + ", nodeExecutable=" + nodeExecutable + ", startTimeout=" + startTimeout
-                + ", stopTimeout=" + stopTimeout + "]";
+                + ", stopTimeout=" + stopTimeout + ", accessGates=" + accessGates + "]";
     }
 
     /** Builds {@link LocalAwsOptions}. */
@@ -124,8 +153,15 @@ public final class LocalAwsOptions {
         private String nodeExecutable;
         private Duration startTimeout = Duration.ofSeconds(60);
         private Duration stopTimeout = Duration.ofSeconds(3);
+        private boolean accessGates = iamEnforcedByDefault();
 
         private Builder() {}
+
+        /** Put an access gate in front of each emulator (default: {@link #iamEnforcedByDefault()}). */
+        public Builder accessGates(boolean accessGates) {
+            this.accessGates = accessGates;
+            return this;
+        }
 
         /** The AWS region the clients use and the emulators report (default {@code us-east-1}). */
         public Builder region(String region) {

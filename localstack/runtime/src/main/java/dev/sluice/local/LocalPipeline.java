@@ -11,11 +11,14 @@ import dev.sluice.local.esm.CheckpointStore;
 import dev.sluice.local.esm.LocalEventSourceMapping;
 import dev.sluice.local.esm.LocalFunction;
 import dev.sluice.local.esm.MappingConfig;
+import dev.sluice.local.iam.AccessModel;
+import dev.sluice.local.iam.LocalIam;
 import dev.sluice.local.kcl.KclTimings;
 import dev.sluice.local.kcl.LocalKclWorkers;
 import dev.sluice.local.provision.FunctionSpec;
 import dev.sluice.local.provision.PipelineResources;
 import dev.sluice.local.provision.Provisioner;
+import dev.sluice.local.template.CloudFormationTemplate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -23,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
 /**
  * One pipeline deployed on the local stack: its resources provisioned from the pipeline's
@@ -51,12 +55,23 @@ public final class LocalPipeline implements AutoCloseable {
     private final Map<String, LocalKclWorkers> kclWorkers = new LinkedHashMap<>();
     private int kclWorkerCount = 1;
     private KclTimings kclTimings = KclTimings.LOCAL;
+    private final Optional<LocalIam> iam;
+    private final String deployment;
+    private volatile AccessModel accessModel;
 
-    private LocalPipeline(LocalAws aws, PipelineResources resources, Path repository, ResourceNames names) {
+    private LocalPipeline(
+            LocalAws aws,
+            PipelineResources resources,
+            Path repository,
+            ResourceNames names,
+            CloudFormationTemplate template) {
         this.aws = aws;
         this.resources = resources;
         this.repository = repository;
         this.names = names;
+        this.iam = LocalIam.of(aws);
+        this.deployment = names == null ? resources.stackName() : names.name(resources.stackName());
+        iam.ifPresent(i -> deployAccess(template));
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null),
                 resources.secrets().keySet());
@@ -77,7 +92,82 @@ public final class LocalPipeline implements AutoCloseable {
      */
     public static LocalPipeline provision(
             LocalAws aws, PipelineDefinition pipeline, ResourceNames names, Path repository) {
-        return new LocalPipeline(aws, new Provisioner(aws).provision(pipeline, names), repository, names);
+        CloudFormationTemplate template = CloudFormationTemplate.synthesize(pipeline);
+        return new LocalPipeline(
+                aws, new Provisioner(aws).provision(pipeline, template, names), repository, names, template);
+    }
+
+    /**
+     * Enforces the IAM, key and resource policies of a template of this pipeline's stack from the
+     * next request on (a no-op when the stack does not enforce IAM): how a grant is revoked or
+     * restored mid-run. Principals keep their credentials.
+     */
+    public void deployAccess(CloudFormationTemplate template) {
+        iam.ifPresent(i -> {
+            // a KCL application renamed per test (kclWorkers) keeps its grants on its legacy tables
+            Map<String, String> renamed = new LinkedHashMap<>();
+            if (names != null) {
+                resources.kclServices().keySet().forEach(stage -> {
+                    String application = resources.functionEnvironment(stage).get(EnvironmentNames.KCL_APPLICATION);
+                    if (application != null) {
+                        renamed.put(application, names.name(application));
+                    }
+                });
+            }
+            AccessModel model = AccessModel.from(
+                    template, resources.provisioned(), aws.region().id(), aws.accountId(), deployment, renamed);
+            accessModel = model;
+            i.deploy(model);
+        });
+    }
+
+    /** The access model IAM enforces for this pipeline, when the stack enforces IAM. */
+    public Optional<AccessModel> accessModel() {
+        return Optional.ofNullable(accessModel);
+    }
+
+    /** The stack's IAM, when it enforces IAM. */
+    public Optional<LocalIam> iam() {
+        return iam;
+    }
+
+    /**
+     * The credentials a persona's principal acts with: its role's local keys when IAM is enforced,
+     * else the stack's own.
+     */
+    public AwsCredentialsProvider personaCredentials(String persona) {
+        if (accessModel == null) {
+            return aws.credentialsProvider();
+        }
+        AccessModel.Principal principal = accessModel.personas().get(persona);
+        if (principal == null) {
+            throw new IllegalArgumentException(resources.stackName() + " has no persona role '" + persona + "' (it has "
+                    + accessModel.personas().keySet() + ")");
+        }
+        return LocalIam.credentials(principal);
+    }
+
+    /** The persona the demo's, the load test's and the fault suite's producers act as. */
+    public static final String PRODUCER_PERSONA = "source-operator";
+
+    /**
+     * A Kinesis client for a producer of this pipeline: signed as {@value #PRODUCER_PERSONA} when IAM
+     * is enforced (the stack's own client otherwise).
+     */
+    public software.amazon.awssdk.services.kinesis.KinesisClient producerKinesis() {
+        return accessModel == null ? aws.kinesis() : aws.kinesis(personaCredentials(PRODUCER_PERSONA));
+    }
+
+    /** The principal a stage's compute acts as (its function's execution role or its KCL task role). */
+    public Optional<AccessModel.Principal> stagePrincipal(String stage) {
+        if (accessModel == null) {
+            return Optional.empty();
+        }
+        FunctionSpec spec = resources.functions().get(stage);
+        if (spec != null) {
+            return accessModel.functionRole(spec.functionName());
+        }
+        return accessModel.taskRole(stage);
     }
 
     /**
@@ -232,11 +322,15 @@ public final class LocalPipeline implements AutoCloseable {
 
     /** A new event-source mapping for a stage, not started (tests restart mappings with it). */
     public LocalEventSourceMapping mapping(MappingConfig config, LocalFunction function) {
+        // the event-source mapping reads the stream and sends to its on-failure destination with the
+        // function's execution role, as Lambda does
+        Optional<AccessModel.Principal> role =
+                accessModel == null ? Optional.empty() : accessModel.functionRole(config.functionName());
         return new LocalEventSourceMapping(
                 config,
                 function,
-                aws.kinesis(),
-                aws.sqs(),
+                role.map(r -> aws.kinesis(LocalIam.credentials(r))).orElse(aws.kinesis()),
+                role.map(r -> aws.sqs(LocalIam.credentials(r))).orElse(aws.sqs()),
                 new CheckpointStore(aws.dynamoDb(), resources.checkpointTable()),
                 aws.region().id(),
                 aws.accountId());
@@ -250,6 +344,10 @@ public final class LocalPipeline implements AutoCloseable {
                 throw new IllegalArgumentException(resources.stackName() + " has no Lambda function for stage '" + s
                         + "' (functions: " + resources.functions().keySet() + ")");
             }
+            iam.ifPresent(i -> stagePrincipal(s)
+                    .ifPresent(role -> accessModel
+                            .functionLogGroup(spec.functionName())
+                            .ifPresent(group -> i.checkLogDelivery(role, group, spec.functionName()))));
             return LocalFunction.load(spec.functionName(), spec.handler(), functionEnvironment(s));
         });
     }
@@ -272,6 +370,11 @@ public final class LocalPipeline implements AutoCloseable {
         env.put(EnvironmentNames.SECRETS_DIR, secrets.toString());
         env.put(EnvironmentNames.METRICS_FILE, metricsFile().toString());
         env.putAll(extraEnvironment);
+        // the stage acts as its role: its function's execution role, or its KCL task role
+        stagePrincipal(stage).ifPresent(role -> {
+            env.put("AWS_ACCESS_KEY_ID", role.accessKeyId());
+            env.put("AWS_SECRET_ACCESS_KEY", role.secretAccessKey());
+        });
         return env;
     }
 

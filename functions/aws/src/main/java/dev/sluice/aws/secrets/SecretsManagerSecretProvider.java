@@ -1,8 +1,10 @@
 package dev.sluice.aws.secrets;
 
+import dev.sluice.aws.access.Access;
 import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.pii.SecretUnavailableException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -32,6 +34,12 @@ import software.amazon.awssdk.services.secretsmanager.model.ResourceNotFoundExce
  * (configuration); throttling, service errors and network errors are retryable.
  */
 public final class SecretsManagerSecretProvider implements SecretProvider {
+
+    /** What the provider calls: {@code GetSecretValue} of {@code secret}, decrypted with the secrets key. */
+    public static List<Access> access(String secret) {
+        return List.of(
+                Access.secret(secret, "secretsmanager:GetSecretValue"), Access.key("secretsmanager", "kms:Decrypt"));
+    }
 
     private final SecretsManagerClient client;
     private final Function<String, String> secretIds;

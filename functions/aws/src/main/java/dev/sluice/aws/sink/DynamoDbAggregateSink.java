@@ -1,5 +1,7 @@
 package dev.sluice.aws.sink;
 
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.DynamoDb;
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
@@ -88,6 +90,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * an item.
  */
 public final class DynamoDbAggregateSink implements AggregateSink {
+
+    /** What the sink calls on an aggregate table: a consistent {@code GetItem}, then a conditional {@code UpdateItem}. */
+    public static List<Access> access(String table) {
+        return List.of(Access.table(table, "dynamodb:GetItem", "dynamodb:UpdateItem"), DynamoDb.WRITE_KEY);
+    }
 
     public static final String PARTITION_KEY = "pk";
     public static final String AGGREGATE = "aggregate";

@@ -3,14 +3,22 @@ package dev.sluice.aws.sink;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.DynamoDb;
 import dev.sluice.core.enrich.ReferenceLoader;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Reads a whole DynamoDB table of reference items (scalar attributes become JSON fields). */
 public final class DynamoDbReferenceLoader implements ReferenceLoader {
+
+    /** What the loader calls: {@code Scan} of the reference {@code table}. */
+    public static List<Access> access(String table) {
+        return List.of(Access.table(table, "dynamodb:Scan"), DynamoDb.READ_KEY);
+    }
 
     private final DynamoDbClient dynamoDb;
     private final String table;

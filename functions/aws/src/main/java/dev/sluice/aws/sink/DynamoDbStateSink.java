@@ -2,6 +2,8 @@ package dev.sluice.aws.sink;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.DynamoDb;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ProcessedEvent;
@@ -39,6 +41,18 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * (the event as JSON).
  */
 public final class DynamoDbStateSink implements DeduplicatingSink {
+
+    /**
+     * What the sink calls on {@code table}: a conditional {@code PutItem} per event and, when it
+     * deduplicates producer re-sends, a consistent {@code GetItem} after each refused put.
+     */
+    public static List<Access> access(String table, boolean deduplicates) {
+        return List.of(
+                deduplicates
+                        ? Access.table(table, "dynamodb:PutItem", "dynamodb:GetItem")
+                        : Access.table(table, "dynamodb:PutItem"),
+                DynamoDb.WRITE_KEY);
+    }
 
     public static final String PARTITION_KEY = "pk";
     public static final String POSITION = "position";

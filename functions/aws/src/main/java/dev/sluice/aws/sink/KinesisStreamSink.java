@@ -3,6 +3,7 @@ package dev.sluice.aws.sink;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.aws.access.Access;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
@@ -26,6 +27,11 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
  * PutRecords, 500 at a time; only the entries a partial failure names are sent again.
  */
 public final class KinesisStreamSink implements EventSink {
+
+    /** What the sink calls: {@code PutRecords} on {@code stream}, whose SSE-KMS needs {@code kms:GenerateDataKey}. */
+    public static List<Access> access(String stream) {
+        return List.of(Access.stream(stream, "kinesis:PutRecords"), Access.key("kinesis", "kms:GenerateDataKey"));
+    }
 
     /** The envelope field that carries an event's first position across hops. */
     public static final String ORIGIN = "origin";

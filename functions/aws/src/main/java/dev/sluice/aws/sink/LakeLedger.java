@@ -1,10 +1,13 @@
 package dev.sluice.aws.sink;
 
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.DynamoDb;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.stage.SinkException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -24,6 +27,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * dev.sluice.core.event.Position#sortable()}), compared as strings.
  */
 final class LakeLedger {
+
+    /** What the ledger calls on its table: a consistent {@code GetItem} and conditional {@code UpdateItem}s. */
+    static List<Access> access() {
+        return List.of(Access.ledger("dynamodb:GetItem", "dynamodb:UpdateItem"), DynamoDb.WRITE_KEY);
+    }
 
     /** Hash key: {@code <prefix>dt=YYYY-MM-DD/hr=HH/<stream>/<shard>}. */
     static final String PARTITION_KEY = "pk";

@@ -1,5 +1,6 @@
 package dev.sluice.aws.sink;
 
+import dev.sluice.aws.access.Access;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
@@ -50,6 +51,22 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * to the next.
  */
 public final class S3LakeSink implements EventSink {
+
+    /**
+     * What the sink calls under its lake {@code prefix}: {@code PutObject} with {@code If-None-Match}
+     * and {@code HeadObject} (authorized as {@code s3:GetObject}); a HeadObject of a missing key
+     * answers 404 only to a caller allowed {@code s3:ListBucket} (else 403), so the listing of the
+     * prefix; {@code kms:GenerateDataKey} for the SSE-KMS put (HeadObject decrypts nothing); and the
+     * ledger's calls.
+     */
+    public static List<Access> access(String prefix) {
+        List<Access> out = new java.util.ArrayList<>(List.of(
+                Access.objects(prefix + "*", "s3:PutObject", "s3:GetObject"),
+                Access.listing(prefix),
+                Access.key("s3", "kms:GenerateDataKey")));
+        out.addAll(LakeLedger.access());
+        return out;
+    }
 
     /** Object metadata: the last position in the object (sortable form). */
     public static final String LAST_POSITION = "sluice-last-position";

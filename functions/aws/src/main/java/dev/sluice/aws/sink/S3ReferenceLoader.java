@@ -2,17 +2,24 @@ package dev.sluice.aws.sink;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.access.Access;
 import dev.sluice.core.enrich.ReferenceLoader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Reads reference items from an S3 object of JSON lines, one item per line. */
 public final class S3ReferenceLoader implements ReferenceLoader {
+
+    /** What the loader calls: {@code GetObject} of exactly {@code key}, decrypted with the lake's key. */
+    public static List<Access> access(String key) {
+        return List.of(Access.objects(key, "s3:GetObject"), Access.key("s3", "kms:Decrypt"));
+    }
 
     private final S3Client s3;
     private final String bucket;

@@ -2,6 +2,7 @@ package dev.sluice.aws.sink;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.aws.access.Access;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.stage.DeadLetterSink;
@@ -44,6 +45,22 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
  * one) such a record keeps only its head in the message, marked {@code payloadTruncated}.
  */
 public final class SqsDeadLetterSink implements DeadLetterSink {
+
+    /**
+     * What the sink calls: {@code SendMessageBatch} on {@code queue} (authorized as {@code
+     * sqs:SendMessage}; SSE-KMS needs {@code kms:GenerateDataKey} and {@code kms:Decrypt} of the
+     * sender), and, with a bucket, {@code PutObject} of claim checks under {@code claimCheckPrefix}
+     * ({@code null}: no bucket).
+     */
+    public static List<Access> access(String queue, String claimCheckPrefix) {
+        List<Access> out = new java.util.ArrayList<>(List.of(
+                Access.queue(queue, "sqs:SendMessage"), Access.key("sqs", "kms:GenerateDataKey", "kms:Decrypt")));
+        if (claimCheckPrefix != null) {
+            out.add(Access.objects(claimCheckPrefix + "*", "s3:PutObject"));
+            out.add(Access.key("s3", "kms:GenerateDataKey"));
+        }
+        return out;
+    }
 
     /** Message attribute carrying the {@link dev.sluice.core.event.ReasonCode}. */
     public static final String REASON_CODE_ATTRIBUTE = "sluice-reason-code";

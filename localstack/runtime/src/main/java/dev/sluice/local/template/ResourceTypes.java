@@ -33,18 +33,25 @@ public final class ResourceTypes {
 
     private static Map<String, String> awsOnly() {
         Map<String, String> types = new LinkedHashMap<>();
-        String iam = "no IAM locally: every local client is the one test identity; least privilege is checked by the"
-                + " CDK assertions and cdk-nag";
+        String iam = "no IAM service locally: each role is a local principal with its own key, and its policies are"
+                + " enforced on every call by the access gates (dev.sluice.local.iam; SLUICE_IAM=off turns that off)";
         for (String type : List.of("AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy")) {
             types.put(type, iam);
         }
-        String policies = "resource policies (TLS only, service access): no IAM locally; checked by the CDK"
-                + " assertions and cdk-nag";
-        for (String type : List.of("AWS::S3::BucketPolicy", "AWS::SQS::QueuePolicy", "AWS::Lambda::Permission")) {
+        String policies = "resource policies: enforced on every call by the access gates (dev.sluice.local.iam)";
+        for (String type : List.of(
+                "AWS::S3::BucketPolicy",
+                "AWS::SQS::QueuePolicy",
+                "AWS::Kinesis::ResourcePolicy",
+                "AWS::SecretsManager::ResourcePolicy")) {
             types.put(type, policies);
         }
-        String kms = "no KMS emulator: the emulators take the encryption settings (recorded) without enforcing"
-                + " them; the CMK and its rotation are checked by the CDK assertions";
+        types.put(
+                "AWS::Lambda::Permission",
+                "who may invoke a function: the local event-source mapping calls it in" + " the JVM");
+        String kms = "no KMS emulator: the emulators store data unencrypted, but each key policy is enforced for the"
+                + " KMS calls the services make on the caller's behalf (dev.sluice.local.iam); rotation is checked"
+                + " by the CDK assertions";
         types.put("AWS::KMS::Key", kms);
         types.put("AWS::KMS::Alias", kms);
         String monitoring = "CloudWatch only: locally the functions' metrics go to localstack/.run/metrics and"

@@ -40,6 +40,17 @@ public final class FaultPlan {
     private final AtomicInteger actionsDone = new AtomicInteger();
     private double resendShare;
     private double refusedShare;
+    private Revocation revocation;
+    private boolean personaAttempts;
+
+    /**
+     * A grant the stage's role loses when the stage starts and gets back at its first denial.
+     *
+     * @param action the IAM action, e.g. {@code dynamodb:PutItem}
+     * @param resourceKind the resource's {@code sluice:kind} in the template
+     * @param resourceName its {@code sluice:name} (the definition's name)
+     */
+    record Revocation(String action, String resourceKind, String resourceName) {}
 
     /**
      * The amount that marks a payment the aggregate store refuses ({@link #aggregateRefuses}): valid
@@ -124,6 +135,35 @@ public final class FaultPlan {
         return refusedShare;
     }
 
+    /**
+     * Revokes one grant of the stage's role in the enforced template as the stage starts (its
+     * batches then fail with AccessDenied) and restores it at the first denial, within the stage's
+     * retry budget: nothing may be lost or applied twice, and the stage's {@code FailedBatches}
+     * metric must show the failures.
+     */
+    public FaultPlan revokeGrant(String action, String resourceKind, String resourceName) {
+        revocation = new Revocation(action, resourceKind, resourceName);
+        return this;
+    }
+
+    Revocation revocation() {
+        return revocation;
+    }
+
+    /**
+     * After the run, each persona attempts what it must not (read the restricted raw stream or the
+     * dead-letter queue, write where it may only read...): every attempt must be denied, as AWS
+     * denies it, and logged.
+     */
+    public FaultPlan personasAttemptForbidden() {
+        personaAttempts = true;
+        return this;
+    }
+
+    boolean personaAttempts() {
+        return personaAttempts;
+    }
+
     /** Whether an update sets {@code attribute} to {@code value}. */
     static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
         if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
@@ -163,6 +203,11 @@ public final class FaultPlan {
 
     /** Every planned fault: SDK faults, crashes and mid-stream actions. */
     public int plannedCount() {
-        return injector.planned().size() + crashes.size() + actions.size() + (resendShare > 0 ? 1 : 0);
+        return injector.planned().size()
+                + crashes.size()
+                + actions.size()
+                + (resendShare > 0 ? 1 : 0)
+                + (revocation != null ? 1 : 0)
+                + (personaAttempts ? 1 : 0);
     }
 }

@@ -210,8 +210,20 @@ public final class FaultSuite {
                         0.02,
                         plan -> plan.aggregateRefuses(plan.table(AGGREGATE), 0.1)),
                 new FaultScenario(
+                        "iam-grant-revoked",
+                        "the stage's role loses its table PutItem grant mid-run, then gets it back",
+                        n,
+                        0.02,
+                        plan -> plan.revokeGrant("dynamodb:PutItem", "table", TABLE)),
+                new FaultScenario(
+                        "persona-denied",
+                        "each persona attempts what it must not",
+                        n,
+                        0.02,
+                        FaultPlan::personasAttemptForbidden),
+                new FaultScenario(
                         "chaos",
-                        "all of the above at once",
+                        "all of the above at once, the IAM scenarios aside",
                         n,
                         0.1,
                         plan -> plan.sdk("PutItem", plan.table(TABLE), 2, Fault.THROTTLED)
@@ -244,13 +256,17 @@ public final class FaultSuite {
         List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
         List<String> problems = new ArrayList<>();
         List<LedgerEntry> ledger = new ArrayList<>();
+        IamFaults.Revoking revoking = null;
         try (pipeline;
                 GlobalFaults.Installation installed = plan.injector().install()) {
+            if (plan.revocation() != null) {
+                revoking = IamFaults.revoke(aws, pipeline, stageName, plan);
+            }
             pipeline.start(Optional.of(Duration.ofMillis(250)));
             if (plan.actions().contains(Action.KILL_RUNNER)) {
                 pipeline.killBeforeNextCheckpoint(stageName);
             }
-            Producer producer = new Producer(aws.kinesis(), stream);
+            Producer producer = new Producer(pipeline.producerKinesis(), stream);
             int half = events.size() / 2;
             ledger.addAll(producer.send(events.subList(0, half), done -> {}));
             // act while the first half is still being consumed: a killed runner then has a batch in hand
@@ -269,11 +285,35 @@ public final class FaultSuite {
             // the stream may hold more than the ledger (copies of puts that got no answer): quiet means
             // every shard checkpointed past the last record the producer saw acknowledged there
             pipeline.awaitCheckpointed(stageName, LedgerEntry.lastSequenceByShard(ledger), STALL);
+            if (plan.personaAttempts()) {
+                problems.addAll(IamFaults.personasAttemptForbidden(aws, pipeline));
+                plan.actionDone();
+            }
         } catch (RuntimeException e) {
             LOG.error("scenario {} failed to run", scenario.name(), e);
             problems.add("did not complete: " + e.getMessage());
         }
+        if (revoking != null) {
+            problems.addAll(revoking.problems(failedBatches(metrics)));
+            revoking.close();
+        }
         return reconcile(scenario, plan, pipeline, stage, ledger, refused, metrics, problems, started);
+    }
+
+    /** The stage's FailedBatches metric, summed over its EMF lines. */
+    private long failedBatches(Path metrics) {
+        if (!Files.exists(metrics)) {
+            return 0;
+        }
+        try {
+            long total = 0;
+            for (String line : Files.readAllLines(metrics)) {
+                total += mapper.readTree(line).path(EmfMetrics.FAILED_BATCHES).asLong();
+            }
+            return total;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read metrics " + metrics, e);
+        }
     }
 
     private List<GeneratedEvent> generate(FaultScenario scenario) {

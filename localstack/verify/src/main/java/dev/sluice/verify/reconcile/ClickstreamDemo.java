@@ -68,8 +68,10 @@ public final class ClickstreamDemo {
                     expected.merge(page(i) + " " + Instant.ofEpochMilli(minute), 1L, Long::sum);
                 }
             }
-            List<LedgerEntry> ledger =
-                    new Producer(aws.kinesis(), pipeline.resources().streams().get("clicks-raw")).send(events, n -> {});
+            List<LedgerEntry> ledger = new Producer(
+                            pipeline.producerKinesis(),
+                            pipeline.resources().streams().get("clicks-raw"))
+                    .send(events, n -> {});
             pipeline.awaitAcknowledged(ledger.size(), Duration.ofMinutes(2), n -> {});
             long want = expected.values().stream().mapToLong(Long::longValue).sum();
             String table = pipeline.resources().tables().get("page-views-per-minute");

@@ -149,7 +149,7 @@ public final class KclViewsRun implements AutoCloseable {
             payload.put("durationMs", 1000 + i);
             events.add(new GeneratedEvent(eventId, page, event.toString().getBytes(StandardCharsets.UTF_8), null));
         }
-        List<LedgerEntry> sent = new Producer(aws.kinesis(), inputStream()).send(events, n -> {});
+        List<LedgerEntry> sent = new Producer(pipeline.producerKinesis(), inputStream()).send(events, n -> {});
         ledger.addAll(sent);
         return sent;
     }

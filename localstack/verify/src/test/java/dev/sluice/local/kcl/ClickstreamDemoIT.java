@@ -25,6 +25,10 @@ class ClickstreamDemoIT {
 
     @Test
     void pageCountsStageCountsEveryHumanViewOnce(LocalAws aws) {
+        // CI runs the demo's KCL part with the template's IAM enforced
+        org.assertj.core.api.Assertions.assertThat(aws.iamEnforced())
+                .as("the local stack enforces IAM by default")
+                .isTrue();
         PipelineDefinition clickstream = new DefinitionLoader(
                         SchemaCatalog.fromDirectory(ROOT.resolve("schemas"), new ObjectMapper()))
                 .load(ROOT.resolve("pipelines/clickstream.yaml"));

@@ -37,6 +37,10 @@ class FaultSuiteIT {
         aws = LocalAws.start(LocalAwsOptions.builder()
                 .kinesisDataDirectory(work.resolve("kinesis"))
                 .build());
+        // CI runs the fault suite as the demo does: with the template's IAM enforced
+        org.assertj.core.api.Assertions.assertThat(aws.iamEnforced())
+                .as("the local stack enforces IAM by default (SLUICE_IAM is not off)")
+                .isTrue();
         PipelineDefinition payments = new DefinitionLoader(
                         SchemaCatalog.fromDirectory(ROOT.resolve("schemas"), new ObjectMapper()))
                 .load(ROOT.resolve("pipelines/payments.yaml"));

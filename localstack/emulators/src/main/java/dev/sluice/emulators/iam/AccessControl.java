@@ -1,0 +1,123 @@
+package dev.sluice.emulators.iam;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stack's access control: the current {@link Authorizer} every gate asks, and the count and log
+ * of denials. Until a runtime installs its authorizer only the stack's own key is known, as the
+ * account's administrator; any other key is unknown.
+ */
+public final class AccessControl {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.sluice.iam.AccessDenied");
+    private static final int KEPT = 1000;
+
+    private final String adminKeyId;
+    private volatile Authorizer authorizer;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong denied = new AtomicLong();
+    private final List<Decision> recent = new ArrayList<>();
+    private final List<Consumer<Decision>> listeners = new CopyOnWriteArrayList<>();
+
+    public AccessControl(String adminKeyId) {
+        this.adminKeyId = adminKeyId;
+        this.authorizer = adminOnly(adminKeyId);
+    }
+
+    /** Allows everything to the given key, knows no other. */
+    public static Authorizer adminOnly(String adminKeyId) {
+        return (key, call) -> adminKeyId.equals(key) ? Decision.ALLOWED : new Decision.UnknownKey(key);
+    }
+
+    /** The access key id of the stack's own clients (the local administrator). */
+    public String adminKeyId() {
+        return adminKeyId;
+    }
+
+    /** Replaces the authorizer (the local runtime's, built from a template). */
+    public void authorizer(Authorizer authorizer) {
+        this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
+    }
+
+    public Authorizer authorizer() {
+        return authorizer;
+    }
+
+    /**
+     * Calls a listener with every denial (fault scenarios collect them) until the returned handle is
+     * closed.
+     */
+    public AutoCloseable onDenial(Consumer<Decision> listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    /** Authorizes one call, counting and logging a denial (one line: principal, action, resource, reason). */
+    public Decision authorize(String accessKeyId, ServiceCall call) {
+        requests.incrementAndGet();
+        Decision decision;
+        try {
+            decision = authorizer.authorize(accessKeyId, call);
+        } catch (RuntimeException e) {
+            LOG.error("the authorizer failed on {} {}; denying", call.service(), call.operation(), e);
+            decision = new Decision.Denied(
+                    String.valueOf(accessKeyId),
+                    call.requests().isEmpty()
+                            ? call.operation()
+                            : call.requests().get(0).action(),
+                    call.requests().isEmpty() ? "*" : call.requests().get(0).resource(),
+                    "the local policy evaluator failed: " + e.getMessage(),
+                    false);
+        }
+        if (!(decision instanceof Decision.Allowed)) {
+            denied.incrementAndGet();
+            if (decision instanceof Decision.Denied d) {
+                LOG.warn(
+                        "AccessDenied principal={} action={} resource={} reason=\"{}\"",
+                        d.caller(),
+                        d.action(),
+                        d.resource(),
+                        d.reason());
+            } else if (decision instanceof Decision.UnknownKey u) {
+                LOG.warn(
+                        "AccessDenied principal=unknown access_key_id={} action={} reason=\"unrecognized access key\"",
+                        u.accessKeyId(),
+                        call.service().action(call.operation()));
+            }
+            synchronized (recent) {
+                if (recent.size() == KEPT) {
+                    recent.remove(0);
+                }
+                recent.add(decision);
+            }
+            for (Consumer<Decision> listener : listeners) {
+                listener.accept(decision);
+            }
+        }
+        return decision;
+    }
+
+    /** Requests authorized so far (allowed or not). */
+    public long requests() {
+        return requests.get();
+    }
+
+    /** Requests denied so far. */
+    public long denied() {
+        return denied.get();
+    }
+
+    /** The last (up to 1,000) denials. */
+    public List<Decision> recentDenials() {
+        synchronized (recent) {
+            return List.copyOf(recent);
+        }
+    }
+}

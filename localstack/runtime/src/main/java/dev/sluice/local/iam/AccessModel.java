@@ -1,0 +1,594 @@
+package dev.sluice.local.iam;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.local.template.CloudFormationTemplate;
+import dev.sluice.local.template.Intrinsics;
+import dev.sluice.local.template.LocalResource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who may do what, read from a synthesized CloudFormation template: each {@code AWS::IAM::Role} as a
+ * principal (its ARN, inline {@code AWS::IAM::Policy}s and {@code Policies}, managed policies —
+ * AWS-managed ones expanded from pinned copies of their documents, {@code
+ * sluice/iam/managed-policies.json} — and permissions boundary) with local credentials, and each
+ * resource's policy ({@code AWS::KMS::Key} key policy, {@code AWS::S3::BucketPolicy}, {@code
+ * AWS::SQS::QueuePolicy}, {@code AWS::Kinesis::ResourcePolicy}, {@code
+ * AWS::SecretsManager::ResourcePolicy}) and KMS key (streams, tables, buckets, queues, secrets, log
+ * groups). Policies are resolved with the local stack's names and ARNs ({@link Intrinsics}); the
+ * AWS-only resources they name (roles, keys, log groups, topics...) get local ARNs in AWS's format.
+ */
+public final class AccessModel {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AccessModel.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern PERSONA = Pattern.compile("persona ([a-z0-9-]+)$");
+    private static final Map<String, JsonNode> MANAGED = loadManaged();
+    /** The tables KCL names after its application ({@code <application>-CoordinatorState}...). */
+    private static final List<String> KCL_APPLICATION_TABLES =
+            List.of("-CoordinatorState", "-WorkerMetricStats", "-CoordinatorState/*", "-WorkerMetricStats/*");
+
+    /**
+     * A named policy document.
+     *
+     * @param name where it comes from (the policy's logical id or managed ARN)
+     * @param document the resolved document
+     */
+    public record NamedPolicy(String name, JsonNode document) {}
+
+    /**
+     * A role of the template as a local principal.
+     *
+     * @param logicalId the role's logical id
+     * @param roleName the local role name
+     * @param arn {@code arn:aws:iam::<account>:role/<name>}
+     * @param accessKeyId its local access key id
+     * @param secretAccessKey its local secret key
+     * @param persona the persona it is ({@code analyst}...), or null for a stage's role
+     * @param identityPolicies the identity policies
+     * @param boundaries the permissions boundary, if any
+     */
+    public record Principal(
+            String logicalId,
+            String roleName,
+            String arn,
+            String accessKeyId,
+            String secretAccessKey,
+            String persona,
+            List<NamedPolicy> identityPolicies,
+            List<NamedPolicy> boundaries) {
+
+        /** The session ARN AWS names in messages: {@code arn:aws:sts::<account>:assumed-role/<role>/local}. */
+        public String sessionArn(String account) {
+            return "arn:aws:sts::" + account + ":assumed-role/" + roleName + "/local";
+        }
+    }
+
+    private final String stackName;
+    private final String region;
+    private final String account;
+    private final Map<String, Principal> principalsByLogicalId = new LinkedHashMap<>();
+    private final Map<String, Principal> principalsByArn = new LinkedHashMap<>();
+    private final Map<String, JsonNode> resourcePolicies = new LinkedHashMap<>();
+    private final Map<String, String> keysByResource = new LinkedHashMap<>();
+    private final Map<String, String> roleByFunction = new LinkedHashMap<>();
+    private final Map<String, String> roleByTaskDefinition = new LinkedHashMap<>();
+    private final Map<String, String> logGroupByFunction = new LinkedHashMap<>();
+    private final List<String> unresolved = new ArrayList<>();
+    private final Map<String, String> renamedApplications = new LinkedHashMap<>();
+
+    private AccessModel(String stackName, String region, String account) {
+        this.stackName = stackName;
+        this.region = region;
+        this.account = account;
+    }
+
+    /**
+     * Reads the access model of a template.
+     *
+     * @param provisioned the resources the local stack provisioned, by logical id (their local names
+     *     and ARNs)
+     */
+    public static AccessModel from(
+            CloudFormationTemplate template, Map<String, LocalResource> provisioned, String region, String account) {
+        return from(template, provisioned, region, account, template.stackName());
+    }
+
+    /**
+     * Like {@link #from(CloudFormationTemplate, Map, String, String)} for one deployment of the
+     * stack ({@code deployment} names it and seeds its principals' keys: tests deploy the same
+     * stack under several names).
+     */
+    public static AccessModel from(
+            CloudFormationTemplate template,
+            Map<String, LocalResource> provisioned,
+            String region,
+            String account,
+            String deployment) {
+        return from(template, provisioned, region, account, deployment, Map.of());
+    }
+
+    /**
+     * Like {@link #from(CloudFormationTemplate, Map, String, String, String)}, with names the local
+     * stack gives differently than the template (a KCL application renamed per test: its {@code
+     * <application>-CoordinatorState} tables in the policies follow).
+     *
+     * @param renamedApplications the template's KCL application names → their local names
+     */
+    public static AccessModel from(
+            CloudFormationTemplate template,
+            Map<String, LocalResource> provisioned,
+            String region,
+            String account,
+            String deployment,
+            Map<String, String> renamedApplications) {
+        AccessModel model = new AccessModel(deployment, region, account);
+        model.renamedApplications.putAll(renamedApplications);
+        model.read(template, provisioned);
+        return model;
+    }
+
+    private void read(CloudFormationTemplate template, Map<String, LocalResource> provisioned) {
+        Map<String, LocalResource> locals = new LinkedHashMap<>(provisioned);
+        template.resources().values().forEach(resource -> {
+            if (!locals.containsKey(resource.logicalId())) {
+                locals.put(resource.logicalId(), shadow(resource));
+            }
+        });
+        Intrinsics intrinsics = new Intrinsics(template, locals, region, account);
+        Map<String, List<NamedPolicy>> inline = new LinkedHashMap<>();
+        for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+            String where = template.stackName() + " " + resource.logicalId();
+            switch (resource.type()) {
+                case "AWS::IAM::Policy" -> {
+                    JsonNode document = document(intrinsics, resource.property("PolicyDocument"), where);
+                    for (JsonNode role : resource.property("Roles")) {
+                        String roleName = resolveText(intrinsics, role, where);
+                        if (roleName != null) {
+                            inline.computeIfAbsent(roleName, r -> new ArrayList<>())
+                                    .add(new NamedPolicy(resource.logicalId(), document));
+                        }
+                    }
+                }
+                case "AWS::KMS::Key" ->
+                    resourcePolicies.put(
+                            locals.get(resource.logicalId()).attributes().get("Arn"),
+                            document(intrinsics, resource.property("KeyPolicy"), where));
+                case "AWS::S3::BucketPolicy" -> {
+                    String bucket = resolveText(intrinsics, resource.property("Bucket"), where);
+                    if (bucket != null) {
+                        resourcePolicies.put(
+                                "arn:aws:s3:::" + bucket,
+                                document(intrinsics, resource.property("PolicyDocument"), where));
+                    }
+                }
+                case "AWS::SQS::QueuePolicy" -> {
+                    JsonNode document = document(intrinsics, resource.property("PolicyDocument"), where);
+                    for (JsonNode queue : resource.property("Queues")) {
+                        String url = resolveText(intrinsics, queue, where);
+                        if (url != null) {
+                            resourcePolicies.put(
+                                    "arn:aws:sqs:" + region + ":" + account + ":"
+                                            + url.substring(url.lastIndexOf('/') + 1),
+                                    document);
+                        }
+                    }
+                }
+                case "AWS::Kinesis::ResourcePolicy" -> {
+                    String arn = resolveText(intrinsics, resource.property("ResourceARN"), where);
+                    if (arn != null) {
+                        resourcePolicies.put(arn, document(intrinsics, resource.property("ResourcePolicy"), where));
+                    }
+                }
+                case "AWS::SecretsManager::ResourcePolicy" -> {
+                    String arn = resolveText(intrinsics, resource.property("SecretId"), where);
+                    if (arn != null) {
+                        resourcePolicies.put(arn, document(intrinsics, resource.property("ResourcePolicy"), where));
+                    }
+                }
+                default -> {}
+            }
+            encryptionKey(intrinsics, resource, locals, where);
+            switch (resource.type()) {
+                case "AWS::Lambda::Function" -> {
+                    String role = resolveText(intrinsics, resource.property("Role"), where);
+                    String name = locals.get(resource.logicalId()).name();
+                    if (role != null) {
+                        roleByFunction.put(name, role);
+                    }
+                    JsonNode logGroup = resource.property("LoggingConfig").path("LogGroup");
+                    String group =
+                            logGroup.isMissingNode() ? "/aws/lambda/" + name : resolveText(intrinsics, logGroup, where);
+                    if (group != null) {
+                        logGroupByFunction.put(name, group);
+                    }
+                }
+                case "AWS::ECS::TaskDefinition" -> {
+                    String role = resolveText(intrinsics, resource.property("TaskRoleArn"), where);
+                    if (role != null) {
+                        roleByTaskDefinition.put(
+                                locals.get(resource.logicalId()).name(), role);
+                    }
+                }
+                default -> {}
+            }
+        }
+        for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+            if (!resource.type().equals("AWS::IAM::Role")) {
+                continue;
+            }
+            String where = template.stackName() + " " + resource.logicalId();
+            LocalResource local = locals.get(resource.logicalId());
+            List<NamedPolicy> policies = new ArrayList<>(inline.getOrDefault(local.name(), List.of()));
+            for (JsonNode policy : resource.property("Policies")) {
+                policies.add(new NamedPolicy(
+                        resource.logicalId() + "/" + policy.path("PolicyName").asText("inline"),
+                        document(intrinsics, policy.path("PolicyDocument"), where)));
+            }
+            for (JsonNode managed : resource.property("ManagedPolicyArns")) {
+                String arn = resolveText(intrinsics, managed, where);
+                if (arn != null) {
+                    policies.add(managedPolicy(arn, template, intrinsics, locals, where));
+                }
+            }
+            List<NamedPolicy> boundaries = new ArrayList<>();
+            JsonNode boundary = resource.property("PermissionsBoundary");
+            if (!boundary.isMissingNode()) {
+                String arn = resolveText(intrinsics, boundary, where);
+                if (arn != null) {
+                    boundaries.add(managedPolicy(arn, template, intrinsics, locals, where));
+                }
+            }
+            String description = resource.property("Description").asText("");
+            Matcher persona = PERSONA.matcher(description);
+            String credentialsSeed = stackName + "/" + resource.logicalId();
+            Principal principal = new Principal(
+                    resource.logicalId(),
+                    local.name(),
+                    local.attributes().get("Arn"),
+                    accessKeyId(credentialsSeed),
+                    "local-" + digest("secret/" + credentialsSeed).substring(0, 32),
+                    persona.find() ? persona.group(1) : null,
+                    List.copyOf(policies),
+                    List.copyOf(boundaries));
+            principalsByLogicalId.put(resource.logicalId(), principal);
+            principalsByArn.put(principal.arn(), principal);
+        }
+    }
+
+    private NamedPolicy managedPolicy(
+            String arn,
+            CloudFormationTemplate template,
+            Intrinsics intrinsics,
+            Map<String, LocalResource> locals,
+            String where) {
+        String normalized = arn.replaceFirst("^arn:[a-z-]+:", "arn:aws:");
+        JsonNode pinned = MANAGED.get(normalized);
+        if (pinned != null) {
+            return new NamedPolicy(normalized, pinned);
+        }
+        for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+            if (resource.type().equals("AWS::IAM::ManagedPolicy")
+                    && arn.equals(locals.get(resource.logicalId()).ref())) {
+                return new NamedPolicy(
+                        resource.logicalId(), document(intrinsics, resource.property("PolicyDocument"), where));
+            }
+        }
+        throw new IllegalStateException(where + ": the managed policy " + arn + " is neither in the template nor"
+                + " pinned in sluice/iam/managed-policies.json; add its document there (it is never taken as"
+                + " allow-all)");
+    }
+
+    private void encryptionKey(
+            Intrinsics intrinsics,
+            CloudFormationTemplate.Resource resource,
+            Map<String, LocalResource> locals,
+            String where) {
+        JsonNode key;
+        String arn;
+        LocalResource local = locals.get(resource.logicalId());
+        switch (resource.type()) {
+            case "AWS::Kinesis::Stream" -> {
+                key = resource.property("StreamEncryption").path("KeyId");
+                arn = local.attributes().get("Arn");
+            }
+            case "AWS::DynamoDB::Table" -> {
+                key = resource.property("SSESpecification").path("KMSMasterKeyId");
+                arn = local.attributes().get("Arn");
+            }
+            case "AWS::S3::Bucket" -> {
+                key = resource.property("BucketEncryption")
+                        .path("ServerSideEncryptionConfiguration")
+                        .path(0)
+                        .path("ServerSideEncryptionByDefault")
+                        .path("KMSMasterKeyID");
+                arn = local.attributes().get("Arn");
+            }
+            case "AWS::SQS::Queue" -> {
+                key = resource.property("KmsMasterKeyId");
+                arn = local.attributes().get("Arn");
+            }
+            case "AWS::SecretsManager::Secret", "AWS::Logs::LogGroup" -> {
+                key = resource.property("KmsKeyId");
+                arn = resource.type().equals("AWS::Logs::LogGroup")
+                        ? local.attributes().get("Arn")
+                        : local.ref();
+            }
+            default -> {
+                return;
+            }
+        }
+        if (key.isMissingNode() || arn == null) {
+            return;
+        }
+        String keyId = resolveText(intrinsics, key, where);
+        if (keyId == null || keyId.startsWith("alias/aws/")) {
+            return; // an AWS managed key: its policy allows the account through the service
+        }
+        keysByResource.put(
+                arn, keyId.startsWith("arn:") ? keyId : "arn:aws:kms:" + region + ":" + account + ":key/" + keyId);
+    }
+
+    /** A policy document with its intrinsics resolved, statement by statement. */
+    private JsonNode document(Intrinsics intrinsics, JsonNode document, String where) {
+        if (document == null || document.isMissingNode()) {
+            return JSON.createObjectNode();
+        }
+        ObjectNode out = JSON.createObjectNode();
+        out.put("Version", document.path("Version").asText("2012-10-17"));
+        ArrayNode statements = out.putArray("Statement");
+        JsonNode declared = document.path("Statement");
+        List<JsonNode> list = new ArrayList<>();
+        if (declared.isArray()) {
+            declared.forEach(list::add);
+        } else if (declared.isObject()) {
+            list.add(declared);
+        }
+        for (JsonNode statement : list) {
+            try {
+                statements.add(renamed(intrinsics.resolve(statement, where)));
+            } catch (RuntimeException e) {
+                String message = where + ": statement " + statement.path("Sid").asText("") + " not resolvable locally ("
+                        + e.getMessage() + "); left out";
+                unresolved.add(message);
+                LOG.warn(message);
+            }
+        }
+        return out;
+    }
+
+    /** A resolved statement with the KCL applications' table ARNs under their local names. */
+    private JsonNode renamed(JsonNode statement) {
+        if (renamedApplications.isEmpty()) {
+            return statement;
+        }
+        String text = statement.toString();
+        for (Map.Entry<String, String> rename : renamedApplications.entrySet()) {
+            for (String table : KCL_APPLICATION_TABLES) {
+                text = text.replace(
+                        ":table/" + rename.getKey() + table + "\"", ":table/" + rename.getValue() + table + "\"");
+            }
+        }
+        try {
+            return JSON.readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String resolveText(Intrinsics intrinsics, JsonNode value, String where) {
+        try {
+            JsonNode resolved = intrinsics.resolve(value, where);
+            return resolved != null && resolved.isValueNode() ? resolved.asText() : null;
+        } catch (RuntimeException e) {
+            unresolved.add(where + ": " + e.getMessage());
+            LOG.warn("{}: not resolvable locally: {}", where, e.getMessage());
+            return null;
+        }
+    }
+
+    /** The local stand-in for a resource the local stack does not provision (its name, Ref and ARN). */
+    private LocalResource shadow(CloudFormationTemplate.Resource resource) {
+        String id = resource.logicalId();
+        String fallback = truncate(stackName + "-" + id, 64);
+        Map<String, String> attributes = new LinkedHashMap<>();
+        String name;
+        String ref;
+        switch (resource.type()) {
+            case "AWS::IAM::Role" -> {
+                name = resource.property("RoleName").asText(fallback);
+                ref = name;
+                attributes.put("Arn", "arn:aws:iam::" + account + ":role/" + name);
+                attributes.put("RoleId", "AROA" + digest(name).substring(0, 17).toUpperCase(Locale.ROOT));
+            }
+            case "AWS::IAM::ManagedPolicy" -> {
+                name = resource.property("ManagedPolicyName").asText(fallback);
+                ref = "arn:aws:iam::" + account + ":policy/" + name;
+                attributes.put("PolicyArn", ref);
+            }
+            case "AWS::KMS::Key" -> {
+                name = UUID.nameUUIDFromBytes((stackName + "/" + id).getBytes(StandardCharsets.UTF_8))
+                        .toString();
+                ref = name;
+                attributes.put("Arn", "arn:aws:kms:" + region + ":" + account + ":key/" + name);
+                attributes.put("KeyId", name);
+            }
+            case "AWS::KMS::Alias" -> {
+                name = resource.property("AliasName").asText("alias/" + fallback);
+                ref = name;
+            }
+            case "AWS::Logs::LogGroup" -> {
+                name = resource.property("LogGroupName").asText("/aws/" + fallback);
+                ref = name;
+                attributes.put("Arn", "arn:aws:logs:" + region + ":" + account + ":log-group:" + name + ":*");
+            }
+            case "AWS::SNS::Topic" -> {
+                name = resource.property("TopicName").asText(fallback);
+                ref = "arn:aws:sns:" + region + ":" + account + ":" + name;
+                attributes.put("TopicArn", ref);
+                attributes.put("TopicName", name);
+            }
+            case "AWS::CloudWatch::Dashboard" -> {
+                name = resource.property("DashboardName").asText(fallback);
+                ref = name;
+                attributes.put("Arn", "arn:aws:cloudwatch::" + account + ":dashboard/" + name);
+            }
+            case "AWS::CloudWatch::Alarm" -> {
+                name = resource.property("AlarmName").asText(fallback);
+                ref = name;
+                attributes.put("Arn", "arn:aws:cloudwatch:" + region + ":" + account + ":alarm:" + name);
+            }
+            case "AWS::ECS::Cluster" -> {
+                name = resource.property("ClusterName").asText(fallback);
+                ref = name;
+                attributes.put("Arn", "arn:aws:ecs:" + region + ":" + account + ":cluster/" + name);
+            }
+            default -> {
+                name = fallback;
+                ref = id;
+                attributes.put("Arn", "arn:aws:cloudformation:" + region + ":" + account + ":local/" + id);
+            }
+        }
+        attributes.putIfAbsent("Arn", ref);
+        return new LocalResource(id, resource.type(), name, ref, attributes);
+    }
+
+    private static String truncate(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max);
+    }
+
+    /** A 20-character access key id in AWS's shape ({@code AKIA} + 16), never 12 digits (kinesis-mock's account). */
+    static String accessKeyId(String seed) {
+        return "AKIA" + digest(seed).substring(0, 16).toUpperCase(Locale.ROOT);
+    }
+
+    static String digest(String text) {
+        try {
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, JsonNode> loadManaged() {
+        try (InputStream in = AccessModel.class.getResourceAsStream("/sluice/iam/managed-policies.json")) {
+            if (in == null) {
+                throw new IllegalStateException("sluice/iam/managed-policies.json is missing from the classpath");
+            }
+            Map<String, JsonNode> out = new LinkedHashMap<>();
+            JSON.readTree(in).fields().forEachRemaining(e -> {
+                if (e.getKey().startsWith("arn:")) {
+                    out.put(e.getKey(), e.getValue());
+                }
+            });
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- queries -------------------------------------------------------------------------------
+
+    public String stackName() {
+        return stackName;
+    }
+
+    /** Every principal (role), by logical id. */
+    public Map<String, Principal> principals() {
+        return java.util.Collections.unmodifiableMap(principalsByLogicalId);
+    }
+
+    /** The principal with this role ARN. */
+    public Optional<Principal> principalByArn(String arn) {
+        return Optional.ofNullable(principalsByArn.get(arn));
+    }
+
+    /** The persona roles by persona name ({@code admin}, {@code analyst}, ...). */
+    public Map<String, Principal> personas() {
+        Map<String, Principal> out = new LinkedHashMap<>();
+        principalsByLogicalId.values().forEach(p -> {
+            if (p.persona() != null) {
+                out.put(p.persona(), p);
+            }
+        });
+        return out;
+    }
+
+    /** The execution role of a local Lambda function ({@code <pipeline>-<stage>}). */
+    public Optional<Principal> functionRole(String functionName) {
+        return Optional.ofNullable(roleByFunction.get(functionName)).flatMap(this::principalByArn);
+    }
+
+    /** The task role of a KCL stage's task definition (by stage). */
+    public Optional<Principal> taskRole(String stage) {
+        return Optional.ofNullable(roleByTaskDefinition.get(stage)).flatMap(this::principalByArn);
+    }
+
+    /** The log group a function writes to. */
+    public Optional<String> functionLogGroup(String functionName) {
+        return Optional.ofNullable(logGroupByFunction.get(functionName));
+    }
+
+    /** The resource policy of a resource ARN (an object's is its bucket's, an index's its table's). */
+    public Optional<JsonNode> resourcePolicy(String arn) {
+        return Optional.ofNullable(resourcePolicies.get(owner(arn)));
+    }
+
+    /** The KMS key ARN that encrypts a resource, if a customer-managed one does. */
+    public Optional<String> encryptionKey(String arn) {
+        return Optional.ofNullable(keysByResource.get(owner(arn)));
+    }
+
+    /** Whether the model knows this resource (its own policy or key). */
+    public boolean knows(String arn) {
+        String owner = owner(arn);
+        return resourcePolicies.containsKey(owner) || keysByResource.containsKey(owner);
+    }
+
+    /** What the template said that could not be resolved locally (left out of the policies). */
+    public List<String> unresolved() {
+        return List.copyOf(unresolved);
+    }
+
+    /** The resource whose policy and key govern an ARN: a bucket for its objects, a table for its indexes. */
+    static String owner(String arn) {
+        if (arn.startsWith("arn:aws:s3:::")) {
+            int slash = arn.indexOf('/');
+            return slash < 0 ? arn : arn.substring(0, slash);
+        }
+        if (arn.startsWith("arn:aws:dynamodb:")) {
+            int index = arn.indexOf("/index/");
+            if (index < 0) {
+                index = arn.indexOf("/stream/");
+            }
+            return index < 0 ? arn : arn.substring(0, index);
+        }
+        return arn;
+    }
+
+    @Override
+    public String toString() {
+        return "AccessModel[" + stackName + ": " + principalsByLogicalId.size() + " roles, " + resourcePolicies.size()
+                + " resource policies, " + keysByResource.size() + " encrypted resources]";
+    }
+}
