@@ -39,17 +39,13 @@ import software.constructs.Construct;
  * stage's {@code function} block ({@link FunctionDefinition}; 1024 MB and 60 s by default, no
  * reserved concurrency), and {@code JAVA_TOOL_OPTIONS} holds {@link StageEnvironment#JVM_FLAGS}.
  *
- * <p>The function gets read access to its input stream (through the event source), write access to
- * the tables it sinks to, {@code dynamodb:GetItem}, {@code PutItem} and {@code UpdateItem} (no
- * delete, scan or batch) on exactly the tables its {@code aggregate} steps update, read and put
- * (no delete) access to its lake prefixes and GetItem, UpdateItem and PutItem on the lake's commit
- * ledger table, write access to the
- * streams it sinks to (re-key hops), read access to the tables its {@code enrich} steps read and
- * {@code s3:GetObject} on exactly the lake-bucket keys they read, read access to the secrets its
- * {@code mask} steps use, and send access to its dead-letter queue, which also receives the
- * event-source mapping's on-failure records (batches given up after the retries). Each grant comes
- * with the matching use of the store's key. Its environment holds resource names, URLs and ARNs
- * only ({@link dev.sluice.core.definition.EnvironmentNames}, {@link StageEnvironment}).
+ * <p>The function's role has no managed policy: it is granted exactly what the stage's code declares
+ * (sluice-aws's {@code StageAccess}: its sinks, aggregate sink, reference loaders, secret provider
+ * and dead-letter sink with its claim checks) and what the event-source mapping does with the role
+ * ({@link #eventSourceMappingAccess}), through {@link StageGrants}, plus {@code logGroup.grantWrite}
+ * on its own log group. The mapping's on-failure destination is the stage's dead-letter queue. Its
+ * environment holds resource names, URLs and ARNs only ({@link
+ * dev.sluice.core.definition.EnvironmentNames}, {@link StageEnvironment}).
  */
 public final class LambdaStage extends Construct {
 

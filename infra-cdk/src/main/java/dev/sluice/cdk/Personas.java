@@ -24,7 +24,8 @@ import software.constructs.Construct;
  *
  * <ul>
  *   <li>{@code admin}: read and write every stream, table (the lake ledger included), the lake
- *       bucket and every queue, read the secrets, with the use of each store's key (pinned to its service) —
+ *       bucket and every queue (not the secrets: see docs/operations.md#access), with the use of
+ *       each store's key (pinned to its service) —
  *       whatever {@code access} says (the key use is not limited to services: the constructs'
  *       {@code grant*} helpers add it unconditioned);
  *   <li>{@code pipeline-developer} and {@code analyst}: read the streams, lakes and tables listed
@@ -35,8 +36,9 @@ import software.constructs.Construct;
  *       {@code .<region>.amazonaws.com});
  *   <li>{@code source-operator}: {@link #SOURCE_WRITE_ACTIONS} on the streams listed for it and
  *       {@code kms:GenerateDataKey} on the key only through Kinesis ({@code kms:ViaService});
- *   <li>{@code viewer}: {@link #VIEWER_ACTIONS} (CloudWatch dashboards, metrics and alarms), which
- *       AWS only grants on {@code *}.
+ *   <li>{@code viewer}: {@link #VIEWER_DASHBOARD_ACTIONS} on this pipeline's dashboard, {@link
+ *       #VIEWER_ALARM_ACTIONS} on its alarms, and {@link #VIEWER_UNSCOPED_ACTIONS}, which have no
+ *       resource type, on {@code *}.
  * </ul>
  *
  * <p>Restricted data is never granted to a non-admin persona: a {@code restricted} stream is read
@@ -45,9 +47,10 @@ import software.constructs.Construct;
  * cannot use, such as a table for {@code source-operator}), no grant is made and the skip is
  * recorded with its reason in {@link #getSkippedGrants()} and as an info annotation.
  *
- * <p>Every role trusts the account ({@link AccountRootPrincipal}): the account's administrators
- * decide, with their own IAM policies ({@code sts:AssumeRole} on the role's ARN) or SSO permission
- * sets, who may take which persona.
+ * <p>Who may assume each role comes from {@link PersonaTrust} (context {@value PersonaTrust#CONTEXT});
+ * a persona without configured principals trusts the account root, with a synthesis warning. Admin
+ * requires MFA or the configured session tag. Restricted data is also denied on the resource side
+ * ({@link RestrictedData}).
  */
 public final class Personas extends Construct {
 

@@ -61,8 +61,10 @@ import software.constructs.Construct;
  * (with the reason, also as an info annotation on the stack), should a consumer type ever not be
  * deployable. Stages run whatever their steps, {@code aggregate} included.
  *
- * <p>Every store is encrypted with the pipeline's key for its kind of store. Access is granted with the constructs'
- * {@code grant*} helpers only. Construct ids derive from the logical names of the definition
+ * <p>Every store is encrypted with the pipeline's key for its kind of store. Stage roles are granted
+ * exactly their code's declarations ({@link StageGrants}); persona roles with the constructs' {@code
+ * grant*} helpers ({@link Personas}); restricted data is also denied on the resource side ({@link
+ * RestrictedData}). Construct ids derive from the logical names of the definition
  * ({@code payments-raw} → {@code StreamPaymentsRaw}); physical names are left to CloudFormation and
  * handed to the functions through {@link StageEnvironment}.
  */

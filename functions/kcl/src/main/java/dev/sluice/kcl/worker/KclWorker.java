@@ -52,6 +52,12 @@ import software.amazon.kinesis.retrieval.polling.PollingConfig;
  * the provisioned lease table and runs it on its own thread. On shutdown (SIGTERM) it asks KCL for a
  * graceful shutdown — every processor gets {@code shutdownRequested} and checkpoints, the leases are
  * released for the other workers — and waits up to {@code sluice.kcl.shutdown-timeout}.
+ *
+ * <p>What KCL calls with the task role (polling retrieval, the lease table and its GSI, {@code
+ * DescribeTable} of KCL's legacy {@code <application>-CoordinatorState} and {@code -WorkerMetricStats}
+ * tables, metrics in the application's namespace) is declared in sluice-aws's {@link
+ * dev.sluice.aws.access.KclAccess}, which infra-cdk grants exactly; change it with this class (for
+ * example when enabling {@code sluice.kcl.retrieval=fan-out}, which needs the consumer's actions).
  */
 @ApplicationScoped
 public class KclWorker {
