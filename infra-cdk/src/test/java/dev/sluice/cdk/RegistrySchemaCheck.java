@@ -75,7 +75,7 @@ final class RegistrySchemaCheck {
                     && message.getProperty() != null) {
                 pointer += "/" + escape(message.getProperty());
             }
-            violations.add(new Violation(logicalId, type, pointer, message.getMessage()));
+            violations.add(new Violation(logicalId, type, pointer, message.getError()));
         }
         return violations;
     }

@@ -96,7 +96,7 @@ class RegistrySchemaTest {
         assertThat(check.check(template)).singleElement().satisfies(v -> {
             assertThat(v.logicalId()).isEqualTo(table);
             assertThat(v.pointer()).isEqualTo("/Resources/" + table + "/Properties/KeySchema");
-            assertThat(v.message()).contains("KeySchema");
+            assertThat(v.message()).isEqualTo("required property 'KeySchema' not found");
         });
     }
 
@@ -178,6 +178,22 @@ class RegistrySchemaTest {
             assertThat(v.pointer()).isEqualTo("/Resources/" + queue + "/Type");
             assertThat(v.message()).contains("AWS::SQS::Queues");
         });
+    }
+
+    @Test
+    void aCustomResourceNeedsOnlyItsServiceToken() throws Exception {
+        ObjectNode template = copyOf("sluice-payments");
+        ObjectNode resources = (ObjectNode) template.get("Resources");
+        resources.set(
+                "Seeder",
+                MAPPER.readTree("{\"Type\": \"Custom::Seeder\", \"Properties\": {\"ServiceToken\":"
+                        + " {\"Fn::GetAtt\": [\"SeederFunction\", \"Arn\"]}, \"Rows\": 10}}"));
+        assertThat(check.check(template)).isEmpty();
+
+        ((ObjectNode) resources.get("Seeder").get("Properties")).remove("ServiceToken");
+        assertThat(check.check(template))
+                .extracting(RegistrySchemaCheck.Violation::pointer)
+                .containsExactly("/Resources/Seeder/Properties/ServiceToken");
     }
 
     private static ObjectNode properties(JsonNode template, String logicalId) {
