@@ -27,10 +27,42 @@ class RegistrySchemaTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
+    /** Settings the repository's pipelines do not use: an on-demand stream, unbounded retries, no lake. */
+    private static final String VARIANTS = """
+            pipeline: variants
+            streams:
+              raw:
+                onDemand: true
+                retentionHours: 48
+                classification: internal
+                schema: payments.transaction.v1
+            tables:
+              latest:
+                key: key
+            queues:
+              variants-dlq:
+                retentionDays: 14
+            stages:
+              keep:
+                input: raw
+                consumer: lambda
+                handler: com.example.KeepHandler
+                sinks:
+                  - table: latest
+                batching:
+                  startingPosition: LATEST
+                failure:
+                  deadLetterQueue: variants-dlq
+                  maxRetryAttempts: -1
+            """;
+
     @TempDir
     static Path dir;
 
-    /** Stack name → template, as {@code cdk deploy} would deploy them (KCL stages with an image set). */
+    /**
+     * Stack name → template: every {@code pipelines/*.yaml} as {@code cdk deploy} would deploy it (KCL stages with an
+     * image set), and {@link #VARIANTS}.
+     */
     private static final Map<String, JsonNode> templates = new LinkedHashMap<>();
 
     private static RegistrySchemaCheck check;
@@ -46,7 +78,13 @@ class RegistrySchemaTest {
                         KclStage.IMAGE_CONTEXT,
                         "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl:1.0"))
                 .build());
-        for (PipelineStack stack : SluiceApp.addPipelines(app, SluiceRoot.locate())) {
+        List<PipelineStack> stacks = new ArrayList<>(SluiceApp.addPipelines(app, SluiceRoot.locate()));
+        stacks.add(new PipelineStack(
+                app,
+                "sluice-variants",
+                new PipelineStackProps(
+                        TestApps.loader().parse("variants.yaml", VARIANTS), SluiceApp.lambdaArtifact(app), null)));
+        for (PipelineStack stack : stacks) {
             templates.put(
                     stack.getStackName(),
                     MAPPER.valueToTree(Template.fromStack(stack).toJSON()));
@@ -55,7 +93,7 @@ class RegistrySchemaTest {
 
     @Test
     void everyPipelineTemplateMatchesTheRegistrySchemas() {
-        assertThat(templates).containsKeys("sluice-payments", "sluice-clickstream");
+        assertThat(templates).containsKeys("sluice-payments", "sluice-clickstream", "sluice-variants");
         templates.forEach((stack, template) -> assertThat(check.check(template))
                 .as("%s against CloudFormation's registry schemas", stack)
                 .isEmpty());
