@@ -234,6 +234,28 @@ class RegistrySchemaTest {
                 .containsExactly("/Resources/Seeder/Properties/ServiceToken");
     }
 
+    @Test
+    void aTypeNewerThanTheSnapshotIsCheckedAgainstTheServiceSpec() throws Exception {
+        ObjectNode template = copyOf("sluice-payments");
+        String stream = logicalIdOf(template, "AWS::Kinesis::Stream");
+        ObjectNode resources = (ObjectNode) template.get("Resources");
+        resources.set(
+                "StreamPolicy",
+                MAPPER.readTree("{\"Type\": \"AWS::Kinesis::ResourcePolicy\", \"Properties\": {\"ResourceArn\":"
+                        + " {\"Fn::GetAtt\": [\"" + stream + "\", \"Arn\"]},"
+                        + " \"ResourcePolicy\": {\"Version\": \"2012-10-17\", \"Statement\": []}}}"));
+        assertThat(check.check(template)).isEmpty();
+
+        ObjectNode policy = (ObjectNode) resources.get("StreamPolicy").get("Properties");
+        policy.remove("ResourcePolicy");
+        policy.put("Policy", "{}");
+        assertThat(check.check(template))
+                .extracting(RegistrySchemaCheck.Violation::pointer)
+                .containsExactly(
+                        "/Resources/StreamPolicy/Properties/Policy",
+                        "/Resources/StreamPolicy/Properties/ResourcePolicy");
+    }
+
     private static ObjectNode properties(JsonNode template, String logicalId) {
         return (ObjectNode) template.path("Resources").path(logicalId).path("Properties");
     }

@@ -92,13 +92,15 @@ final class RegistrySchemas {
             "required");
 
     private final Path directory;
-    private final Map<String, Set<String>> serviceSpecProperties;
+    /** Resource type → its {@code properties} in the service spec. */
+    private final Map<String, JsonNode> serviceSpecProperties;
+
     private final JsonSchemaFactory factory = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7);
     private final SchemaValidatorsConfig config =
             SchemaValidatorsConfig.builder().pathType(PathType.JSON_POINTER).build();
     private final Map<String, Optional<JsonSchema>> cache = new HashMap<>();
 
-    private RegistrySchemas(Path directory, Map<String, Set<String>> serviceSpecProperties) {
+    private RegistrySchemas(Path directory, Map<String, JsonNode> serviceSpecProperties) {
         this.directory = directory;
         this.serviceSpecProperties = serviceSpecProperties;
     }
@@ -120,16 +122,14 @@ final class RegistrySchemas {
         return new RegistrySchemas(directory, serviceSpecProperties(serviceSpec));
     }
 
-    /** Resource type → property names, from the service spec's database ({@code db.json.gz}). */
-    static Map<String, Set<String>> serviceSpecProperties(Path db) {
+    /** Resource type → its properties, from the service spec's database ({@code db.json.gz}). */
+    static Map<String, JsonNode> serviceSpecProperties(Path db) {
         try (InputStream in = new GZIPInputStream(Files.newInputStream(db))) {
             JsonNode resources =
                     MAPPER.readTree(in).path("schema").path("resource").path("entities");
-            Map<String, Set<String>> properties = new HashMap<>();
+            Map<String, JsonNode> properties = new HashMap<>();
             for (JsonNode resource : resources) {
-                Set<String> names = new TreeSet<>();
-                resource.path("properties").fieldNames().forEachRemaining(names::add);
-                properties.put(resource.path("cloudFormationType").asText(), names);
+                properties.put(resource.path("cloudFormationType").asText(), resource.path("properties"));
             }
             if (properties.isEmpty()) {
                 throw new IllegalStateException(db + " lists no resource type");
@@ -146,9 +146,50 @@ final class RegistrySchemas {
      */
     Set<String> newerThanSnapshot(String type) {
         JsonNode registry = read(type).orElseThrow();
-        Set<String> newer = new TreeSet<>(serviceSpecProperties.getOrDefault(type, Set.of()));
+        Set<String> newer = new TreeSet<>();
+        serviceSpecProperties
+                .getOrDefault(type, JsonNodeFactory.instance.objectNode())
+                .fieldNames()
+                .forEachRemaining(newer::add);
         registry.path("properties").fieldNames().forEachRemaining(newer::remove);
         return newer;
+    }
+
+    /**
+     * For a type CloudFormation added after the registry snapshot: a registry-like schema made from the service spec —
+     * its properties (with a top-level JSON type where the spec gives a simple one), its required properties, and no
+     * other property allowed.
+     */
+    Optional<JsonNode> fromServiceSpec(String type) {
+        JsonNode properties = serviceSpecProperties.get(type);
+        if (properties == null) {
+            return Optional.empty();
+        }
+        ObjectNode schema = JsonNodeFactory.instance.objectNode();
+        schema.put("typeName", type);
+        schema.put("additionalProperties", false);
+        ObjectNode out = schema.putObject("properties");
+        ArrayNode required = schema.putArray("required");
+        properties.fields().forEachRemaining(property -> {
+            ObjectNode subschema = out.putObject(property.getKey());
+            String jsonType =
+                    switch (property.getValue().path("type").path("type").asText()) {
+                        case "string" -> "string";
+                        case "integer" -> "integer";
+                        case "number" -> "number";
+                        case "boolean" -> "boolean";
+                        case "array" -> "array";
+                        case "map", "ref", "tag" -> "object";
+                        default -> null; // json, union, date-time…: not checked
+                    };
+            if (jsonType != null) {
+                subschema.put("type", jsonType);
+            }
+            if (property.getValue().path("required").asBoolean()) {
+                required.add(property.getKey());
+            }
+        });
+        return Optional.of(schema);
     }
 
     /** The schema file of a resource type: {@code AWS::Kinesis::Stream} → {@code aws-kinesis-stream.json}. */
@@ -156,13 +197,20 @@ final class RegistrySchemas {
         return type.toLowerCase(Locale.ROOT).replace("::", "-") + ".json";
     }
 
-    /** The validator of {@code type}'s {@code Properties}, or empty when the registry has no such type. */
+    /**
+     * The validator of {@code type}'s {@code Properties}, or empty when neither the registry snapshot nor the service
+     * spec has such a type.
+     */
     synchronized Optional<JsonSchema> properties(String type) {
         return cache.computeIfAbsent(type, this::load);
     }
 
     private Optional<JsonSchema> load(String type) {
-        return read(type).map(registry -> factory.getSchema(forProperties(registry, newerThanSnapshot(type)), config));
+        Optional<JsonNode> registry = read(type);
+        if (registry.isEmpty()) {
+            return fromServiceSpec(type).map(spec -> factory.getSchema(forProperties(spec, Set.of()), config));
+        }
+        return Optional.of(factory.getSchema(forProperties(registry.get(), newerThanSnapshot(type)), config));
     }
 
     /** The registry schema of {@code type} as published, or empty when the registry has no such type. */
