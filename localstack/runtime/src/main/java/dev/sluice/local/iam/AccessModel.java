@@ -95,6 +95,7 @@ public final class AccessModel {
     private final Map<String, String> logGroupByFunction = new LinkedHashMap<>();
     private final List<String> unresolved = new ArrayList<>();
     private final Map<String, String> renamedApplications = new LinkedHashMap<>();
+    private final Map<String, String> arnsByLogicalId = new LinkedHashMap<>();
 
     private AccessModel(String stackName, String region, String account) {
         this.stackName = stackName;
@@ -153,6 +154,10 @@ public final class AccessModel {
             if (!locals.containsKey(resource.logicalId())) {
                 locals.put(resource.logicalId(), shadow(resource));
             }
+        });
+        locals.forEach((id, local) -> {
+            String arn = local.attributes().get("Arn");
+            arnsByLogicalId.put(id, arn != null && arn.startsWith("arn:") ? arn : local.ref());
         });
         Intrinsics intrinsics = new Intrinsics(template, locals, region, account);
         Map<String, List<NamedPolicy>> inline = new LinkedHashMap<>();
@@ -563,6 +568,14 @@ public final class AccessModel {
     public boolean knows(String arn) {
         String owner = owner(arn);
         return resourcePolicies.containsKey(owner) || keysByResource.containsKey(owner);
+    }
+
+    /**
+     * The local ARN of a template resource, provisioned or AWS-only (a dashboard, an alarm, a log
+     * group, a key, a secret...), as the policies of this model name it.
+     */
+    public Optional<String> arnOf(String logicalId) {
+        return Optional.ofNullable(arnsByLogicalId.get(logicalId));
     }
 
     /** What the template said that could not be resolved locally (left out of the policies). */
