@@ -199,7 +199,10 @@ public final class AccessModel {
                     }
                 }
                 case "AWS::Kinesis::ResourcePolicy" -> {
-                    String arn = resolveText(intrinsics, resource.property("ResourceARN"), where);
+                    // CloudFormation's property is ResourceArn
+                    JsonNode target = resource.property("ResourceArn");
+                    String arn = resolveText(
+                            intrinsics, target.isMissingNode() ? resource.property("ResourceARN") : target, where);
                     if (arn != null) {
                         resourcePolicies.put(arn, document(intrinsics, resource.property("ResourcePolicy"), where));
                     }
