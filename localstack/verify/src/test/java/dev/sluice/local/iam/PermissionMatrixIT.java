@@ -345,36 +345,14 @@ class PermissionMatrixIT {
     /** An inline policy on a role allowing {@code action} on {@code *}. */
     private static CloudFormationTemplate allowOnAnything(
             CloudFormationTemplate template, String roleLogicalId, String action) {
-        return inlinePolicy(template, roleLogicalId, action, JsonNodeFactory.instance.textNode("*"));
+        return Grants.grant(template, roleLogicalId, action, JsonNodeFactory.instance.textNode("*"));
     }
 
     /** An inline policy on a role allowing {@code action} on the resource's {@code Ref} (a secret's ARN). */
     private static CloudFormationTemplate grantOnRef(
             CloudFormationTemplate template, String roleLogicalId, String action, String resourceLogicalId) {
         ObjectNode ref = JsonNodeFactory.instance.objectNode().put("Ref", resourceLogicalId);
-        return inlinePolicy(template, roleLogicalId, action, ref);
-    }
-
-    private static CloudFormationTemplate inlinePolicy(
-            CloudFormationTemplate template,
-            String roleLogicalId,
-            String action,
-            com.fasterxml.jackson.databind.JsonNode resource) {
-        JsonNodeFactory json = JsonNodeFactory.instance;
-        ObjectNode properties = json.objectNode();
-        properties.put("PolicyName", "mutation");
-        properties.putArray("Roles").addObject().put("Ref", roleLogicalId);
-        ObjectNode document = properties.putObject("PolicyDocument");
-        document.put("Version", "2012-10-17");
-        ObjectNode statement = document.putArray("Statement").addObject();
-        statement.put("Effect", "Allow");
-        statement.put("Action", action);
-        statement.set("Resource", resource);
-        return withResource(
-                template,
-                "MutationPolicy",
-                new CloudFormationTemplate.Resource(
-                        "MutationPolicy", "AWS::IAM::Policy", properties, json.objectNode()));
+        return Grants.grant(template, roleLogicalId, action, ref);
     }
 
     private static String keyOf(CloudFormationTemplate template, String logicalId, String property, String field) {
