@@ -8,10 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.json.LocatedTextNode;
+import dev.sluice.core.json.LocatingNodeFactory;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Reads a record's bytes as exactly one JSON object, with one reading only: what every sink later
@@ -31,17 +34,40 @@ public final class RecordParser {
     private static final int CLEAN_WITH_SURROGATE_ESCAPE = -2;
 
     private final ObjectReader reader;
+    private final boolean locating;
 
     public RecordParser(ObjectMapper mapper) {
-        this(Objects.requireNonNull(mapper, "mapper")
-                .reader()
-                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+        this(strict(mapper));
+    }
+
+    /**
+     * A parser whose trees carry the byte ranges of the string values under these member names
+     * ({@link LocatedTextNode}, for {@link dev.sluice.core.json.JsonEdits}); {@code null} locates
+     * every string. The trees are equal to those of {@link #RecordParser(ObjectMapper)}.
+     */
+    public RecordParser(ObjectMapper mapper, Set<String> locatedNames) {
+        this(
+                strict(mapper)
+                        .with(new LocatingNodeFactory(
+                                !mapper.getNodeFactory().willStripTrailingBigDecimalZeroes(), locatedNames)),
+                true);
     }
 
     /** A parser reading with exactly this reader (tests build deliberately broken ones). */
     RecordParser(ObjectReader reader) {
+        this(reader, false);
+    }
+
+    private RecordParser(ObjectReader reader, boolean locating) {
         this.reader = reader;
+        this.locating = locating;
+    }
+
+    private static ObjectReader strict(ObjectMapper mapper) {
+        return Objects.requireNonNull(mapper, "mapper")
+                .reader()
+                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     }
 
     /** Why a record's bytes have no single JSON-object reading. */
@@ -68,7 +94,7 @@ public final class RecordParser {
         }
         JsonNode parsed;
         try {
-            parsed = reader.readTree(data);
+            parsed = locating ? readLocated(data) : reader.readTree(data);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null || at.getByteOffset() < 0 ? "" : " at byte " + at.getByteOffset();
@@ -88,6 +114,15 @@ public final class RecordParser {
             }
         }
         return event;
+    }
+
+    private JsonNode readLocated(byte[] data) throws IOException {
+        try (JsonParser parser = reader.createParser(data)) {
+            LocatingNodeFactory.reading(parser);
+            return reader.readTree(parser);
+        } finally {
+            LocatingNodeFactory.reading(null);
+        }
     }
 
     private static String firstLine(String message) {
