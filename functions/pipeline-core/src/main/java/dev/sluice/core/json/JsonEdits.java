@@ -16,8 +16,37 @@ import java.util.Arrays;
  */
 public class JsonEdits {
 
-    private static final byte[] INGESTED_AT_MEMBER_START =
-            "\"ingestedAt\":".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    /**
+     * A stamp member, encoded once for a batch: its value and the member to insert, with and
+     * without a leading comma.
+     */
+    public static final class Stamp {
+        private final byte[] value;
+        private final byte[] firstMember;
+        private final byte[] nextMember;
+
+        /** The member {@code "name":"value"}. */
+        public Stamp(String name, String value) {
+            this.value = quoted(value);
+            byte[] member = concat(quoted(name), new byte[] {':'}, this.value);
+            this.firstMember = member;
+            this.nextMember = concat(new byte[] {','}, member);
+        }
+
+        private static byte[] concat(byte[]... parts) {
+            int length = 0;
+            for (byte[] part : parts) {
+                length += part.length;
+            }
+            byte[] out = new byte[length];
+            int at = 0;
+            for (byte[] part : parts) {
+                System.arraycopy(part, 0, out, at, part.length);
+                at += part.length;
+            }
+            return out;
+        }
+    }
 
     private int[] starts = new int[4];
     private int[] ends = new int[4];
@@ -48,18 +77,22 @@ public class JsonEdits {
     }
 
     /**
-     * Records the {@code ingestedAt} stamp: replaces the previous value if there was a located one,
-     * else inserts the member before the root object's closing brace.
+     * Records a stamp of the root object (the chain's {@code ingestedAt}): replaces the previous
+     * value if there was a located one, else inserts the member before the root's closing brace.
      *
-     * @param previous the root's {@code ingestedAt} before the stamp, or {@code null}
+     * @param previous the root's member of that name before the stamp, or {@code null}
      * @param rootSize how many members the root object had before the stamp
      */
-    public void stamp(byte[] data, JsonNode previous, int rootSize, String ingestedAt) {
+    public void stamp(byte[] data, JsonNode previous, int rootSize, Stamp stamp) {
         if (!intact) {
             return;
         }
         if (previous != null) {
-            replace(previous, ingestedAt);
+            if (previous instanceof LocatedTextNode located) {
+                add(located.start(), located.end(), stamp.value);
+            } else {
+                invalidate();
+            }
             return;
         }
         int close = lastNonSpace(data);
@@ -67,15 +100,7 @@ public class JsonEdits {
             invalidate();
             return;
         }
-        byte[] value = quoted(ingestedAt);
-        int comma = rootSize > 0 ? 1 : 0;
-        byte[] member = new byte[comma + INGESTED_AT_MEMBER_START.length + value.length];
-        if (comma == 1) {
-            member[0] = ',';
-        }
-        System.arraycopy(INGESTED_AT_MEMBER_START, 0, member, comma, INGESTED_AT_MEMBER_START.length);
-        System.arraycopy(value, 0, member, comma + INGESTED_AT_MEMBER_START.length, value.length);
-        add(close, close, member);
+        add(close, close, rootSize > 0 ? stamp.nextMember : stamp.firstMember);
     }
 
     /**

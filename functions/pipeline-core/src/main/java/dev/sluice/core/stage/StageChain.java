@@ -204,6 +204,7 @@ public final class StageChain {
     public BatchOutcome process(List<InboundRecord> records) {
         BatchOutcome.Builder outcome = new BatchOutcome.Builder(records.size());
         String ingestedAt = OffsetDateTime.now(clock).toString();
+        JsonEdits.Stamp stamp = new JsonEdits.Stamp(Envelope.INGESTED_AT, ingestedAt);
         List<Step> batchSteps = new ArrayList<>(steps.size());
         for (Step step : steps) {
             batchSteps.add(step.forBatch());
@@ -215,7 +216,7 @@ public final class StageChain {
                 if (context.dropped()) {
                     outcome.filtered();
                 } else {
-                    Object accepted = accept(context, ingestedAt);
+                    Object accepted = accept(context, ingestedAt, stamp);
                     if (accepted instanceof ProcessedEvent event) {
                         outcome.accept(event);
                     } else {
@@ -268,7 +269,7 @@ public final class StageChain {
         return context;
     }
 
-    private Object accept(EventContext context, String ingestedAt) {
+    private Object accept(EventContext context, String ingestedAt, JsonEdits.Stamp stamp) {
         InboundRecord record = context.record();
         ObjectNode event = context.event();
         Instant occurredAt = context.occurredAt();
@@ -286,7 +287,7 @@ public final class StageChain {
             return new DeadLetter(record, ReasonCode.SCHEMA_INVALID, "$.eventId is required");
         }
         JsonEdits edits = context.edits();
-        edits.stamp(record.data(), event.get(Envelope.INGESTED_AT), event.size(), ingestedAt);
+        edits.stamp(record.data(), event.get(Envelope.INGESTED_AT), event.size(), stamp);
         event.put(Envelope.INGESTED_AT, ingestedAt);
         JsonNode key = event.get(Envelope.KEY);
         return new ProcessedEvent(

@@ -67,7 +67,7 @@ class JsonEditsPropertyTest {
         byte[] data = "{\"a\": \"x\",\n \"b\": 1}".getBytes(StandardCharsets.UTF_8);
         ObjectNode tree = PARSER.parse(data);
         JsonEdits edits = new JsonEdits();
-        edits.stamp(data, tree.get("ingestedAt"), tree.size(), STAMP);
+        edits.stamp(data, tree.get("ingestedAt"), tree.size(), new JsonEdits.Stamp("ingestedAt", STAMP));
 
         assertThat(edits.apply(data)).isNull();
     }
@@ -94,7 +94,7 @@ class JsonEditsPropertyTest {
             }
             JsonEdits edits = editors.get();
             edit(tree, new Random(c.edits()), edits);
-            edits.stamp(data, tree.get("ingestedAt"), tree.size(), STAMP);
+            edits.stamp(data, tree.get("ingestedAt"), tree.size(), new JsonEdits.Stamp("ingestedAt", STAMP));
             tree.put("ingestedAt", STAMP);
 
             byte[] spliced = edits.apply(data);
