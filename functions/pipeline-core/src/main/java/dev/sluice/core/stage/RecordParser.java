@@ -67,7 +67,10 @@ public final class RecordParser {
         return Objects.requireNonNull(mapper, "mapper")
                 .reader()
                 .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+                // duplicates are found by the tree's own map as it is built, not by a name set the
+                // parser keeps for every object (JsonParser.Feature.STRICT_DUPLICATE_DETECTION): the
+                // same refusal, without allocating a hash set per object of every record
+                .with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
     }
 
     /** Why a record's bytes have no single JSON-object reading. */
@@ -98,7 +101,7 @@ public final class RecordParser {
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null || at.getByteOffset() < 0 ? "" : " at byte " + at.getByteOffset();
-            throw new MalformedRecordException(firstLine(e.getOriginalMessage()) + where);
+            throw new MalformedRecordException(withoutJacksonTerms(firstLine(e.getOriginalMessage())) + where);
         } catch (IOException e) {
             throw new MalformedRecordException(firstLine(String.valueOf(e.getMessage())));
         }
@@ -123,6 +126,12 @@ public final class RecordParser {
         } finally {
             LocatingNodeFactory.reading(null);
         }
+    }
+
+    /** "Duplicate field 'a'" rather than Jackson's "... for `ObjectNode`: not allowed when ...". */
+    private static String withoutJacksonTerms(String message) {
+        int jackson = message.startsWith("Duplicate field ") ? message.indexOf(" for `ObjectNode`") : -1;
+        return jackson < 0 ? message : message.substring(0, jackson);
     }
 
     private static String firstLine(String message) {
