@@ -73,6 +73,24 @@ class JsonEditsPropertyTest {
     }
 
     @Test
+    void aByteOrderMarkIsLeftOutAndTheOffsetsStillHold() throws Exception {
+        byte[] text = " {\"a\": \"secret\", \"b\": [1, \"x\"]} ".getBytes(StandardCharsets.UTF_8);
+        byte[] data = new byte[text.length + 3];
+        data[0] = (byte) 0xef;
+        data[1] = (byte) 0xbb;
+        data[2] = (byte) 0xbf;
+        System.arraycopy(text, 0, data, 3, text.length);
+        ObjectNode tree = PARSER.parse(data);
+        JsonEdits edits = new JsonEdits();
+        edits.replace(tree.get("a"), "***");
+        tree.put("a", "***");
+        edits.stamp(data, tree.get("ingestedAt"), tree.size(), new JsonEdits.Stamp("ingestedAt", STAMP));
+
+        assertThat(new String(edits.apply(data), StandardCharsets.UTF_8))
+                .isEqualTo("{\"a\": \"***\", \"b\": [1, \"x\"],\"ingestedAt\":\"" + STAMP + "\"}");
+    }
+
+    @Test
     void aValueThatWasNotLocatedMakesTheEditsNotIntact() throws Exception {
         byte[] data = "{\"a\": 12}".getBytes(StandardCharsets.UTF_8);
         ObjectNode tree = PARSER.parse(data);
