@@ -18,6 +18,7 @@ import dev.sluice.local.kcl.LocalKclWorkers;
 import dev.sluice.local.provision.FunctionSpec;
 import dev.sluice.local.provision.PipelineResources;
 import dev.sluice.local.provision.Provisioner;
+import dev.sluice.local.secrets.SecretsManagerFront;
 import dev.sluice.local.template.CloudFormationTemplate;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,6 +46,7 @@ public final class LocalPipeline implements AutoCloseable {
     private final PipelineResources resources;
     private final Path repository;
     private final Path secrets;
+    private final SecretsManagerFront secretsFront;
     private final Path metrics;
     private final Map<String, LocalFunction> functions = new LinkedHashMap<>();
     private final Map<String, LocalEventSourceMapping> mappings = new LinkedHashMap<>();
@@ -75,6 +77,11 @@ public final class LocalPipeline implements AutoCloseable {
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null),
                 resources.secrets().keySet());
+        // the stages read their secrets as in AWS, through Secrets Manager's API (authorized)
+        Map<String, String> secretFiles = new LinkedHashMap<>();
+        resources.secrets().forEach((name, arn) -> secretFiles.put(arn, name));
+        this.secretsFront =
+                secretFiles.isEmpty() ? null : new SecretsManagerFront(aws.accessControl(), secretFiles, secrets);
         this.metrics = aws.options()
                 .logDirectory()
                 .map(logs -> logs.resolveSibling("metrics"))
@@ -367,7 +374,9 @@ public final class LocalPipeline implements AutoCloseable {
                     repository.resolve("pipelines").toString());
             env.put(EnvironmentNames.SCHEMAS_DIR, repository.resolve("schemas").toString());
         }
-        env.put(EnvironmentNames.SECRETS_DIR, secrets.toString());
+        if (secretsFront != null) {
+            env.put("AWS_ENDPOINT_URL_SECRETSMANAGER", secretsFront.endpoint().toString());
+        }
         env.put(EnvironmentNames.METRICS_FILE, metricsFile().toString());
         env.putAll(extraEnvironment);
         // the stage acts as its role: its function's execution role, or its KCL task role
@@ -376,6 +385,11 @@ public final class LocalPipeline implements AutoCloseable {
             env.put("AWS_SECRET_ACCESS_KEY", role.secretAccessKey());
         });
         return env;
+    }
+
+    /** The local secret store's folder (one file per secret), which the stages read through Secrets Manager's API. */
+    public Path secretsFolder() {
+        return secrets;
     }
 
     /**
@@ -487,5 +501,8 @@ public final class LocalPipeline implements AutoCloseable {
         mappings.values().forEach(LocalEventSourceMapping::close);
         killed.addAll(mappings.values());
         mappings.clear();
+        if (secretsFront != null) {
+            secretsFront.close();
+        }
     }
 }

@@ -1,8 +1,10 @@
 package dev.sluice.local.provision;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.AwsClients;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -18,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.secretsmanager.model.SecretsManagerException;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -110,9 +114,10 @@ class TemplateProvisioningIT {
                     .containsEntry(
                             EnvironmentNames.PIPELINES_DIR,
                             ROOT.resolve("pipelines").toString());
-            // the secrets its mask steps would read come from the local provider
-            Path secrets = Path.of(env.get(EnvironmentNames.SECRETS_DIR));
-            assertThat(Files.readString(secrets.resolve("tokenization-key"))).isNotBlank();
+            // secrets are read through Secrets Manager's API, as in AWS
+            assertThat(env)
+                    .containsKey("AWS_ENDPOINT_URL_SECRETSMANAGER")
+                    .doesNotContainKey(EnvironmentNames.SECRETS_DIR);
             // it runs as local KCL workers started from this service (the reactor built the KCL app),
             // not as a function
             assertThat(pipeline.notRunLocally()).doesNotContainKey("page-counts");
@@ -126,6 +131,34 @@ class TemplateProvisioningIT {
                             .globalSecondaryIndexes())
                     .extracting(index -> index.indexName())
                     .containsExactly("LeaseOwnerToLeaseKeyIndex");
+        }
+    }
+
+    @Test
+    void aStageReadsItsSecretThroughSecretsManagerAsItsRoleAndNoOtherStageMay(LocalAws aws, ResourceNames names)
+            throws Exception {
+        try (LocalPipeline pipeline = LocalPipeline.provision(aws, clickstream(), names, ROOT)) {
+            Map<String, String> masker = pipeline.functionEnvironment("mask-and-rekey");
+            String secretId = masker.get(EnvironmentNames.secretId("tokenization-key"));
+            assertThat(secretId).as("the secret id CDK gives the masking stage").startsWith("arn:aws:secretsmanager:");
+            Path folder = pipeline.secretsFolder();
+            try (SecretsManagerClient client = new AwsClients(masker).secretsManager()) {
+                assertThat(client.getSecretValue(b -> b.secretId(secretId)).secretString())
+                        .isEqualTo(Files.readString(folder.resolve("tokenization-key"))
+                                .strip());
+            }
+            // page-counts masks nothing: neither its role nor the secret's resource policy lets it read
+            Map<String, String> counter = pipeline.functionEnvironment("page-counts");
+            try (SecretsManagerClient client = new AwsClients(counter).secretsManager()) {
+                assertThatThrownBy(() -> client.getSecretValue(b -> b.secretId(secretId)))
+                        .isInstanceOfSatisfying(SecretsManagerException.class, e -> {
+                            assertThat(e.awsErrorDetails().errorCode()).isEqualTo("AccessDeniedException");
+                            assertThat(e.getMessage())
+                                    .contains(
+                                            "is not authorized to perform: secretsmanager:GetSecretValue on resource: "
+                                                    + secretId);
+                        });
+            }
         }
     }
 }
