@@ -14,7 +14,25 @@
 'use strict';
 
 const readline = require('readline');
-const { runSimulation, getDenialReasons } = require('@cloud-copilot/iam-simulate');
+const {
+  runSimulation,
+  runUnsafeSimulation,
+  getDenialReasons,
+  typeForContextKey,
+  isConditionKeyArray,
+} = require('@cloud-copilot/iam-simulate');
+// iam-simulate's own policy library (its dependency, same version)
+const { createValidatedPolicy } = require(
+  require.resolve('@cloud-copilot/iam-policy', { paths: [require.resolve('@cloud-copilot/iam-simulate')] }),
+);
+
+// Context keys AWS sets that iam-simulate 0.1.173 drops as "ignored": it matches a variable condition
+// key only in the `prefix/name` form (`aws:PrincipalTag/team`), so `kms:EncryptionContext:<key>` —
+// the encryption context Kinesis, DynamoDB, S3, SQS, Secrets Manager and Logs send with each implied
+// KMS call — would be evaluated as absent. For a request carrying one, the request is evaluated again
+// by the same engine (runUnsafeSimulation: the same authorize() without the context-key filter),
+// with the library's own normalization for every other key and the encryption context kept.
+const KEPT_IGNORED = /^kms:encryptioncontext:/i;
 
 // AWS's wording of the reason part of an AccessDenied message, by the kind of policy that denied
 const IMPLICIT = {
@@ -75,12 +93,70 @@ async function evaluate(request) {
   if (response.resultType === 'error') {
     return { result: 'Error', reason: response.errors.message + ' ' + JSON.stringify(response.errors) };
   }
+  const kept = ignoredKeys(response).filter((key) => KEPT_IGNORED.test(key));
+  if (kept.length > 0) {
+    return evaluateWithKeptKeys(simulation, request, response, kept);
+  }
   const overall = response.overallResult;
   if (overall === 'Allowed') {
     return { result: 'Allowed' };
   }
   const analysis = response.resultType === 'single' ? response.result.analysis : response.results[0]?.analysis;
   return { result: overall, reason: reasonOf(request.action, analysis) };
+}
+
+function ignoredKeys(response) {
+  if (response.resultType === 'single') {
+    return response.result.ignoredContextKeys || [];
+  }
+  return [...new Set((response.results || []).flatMap((r) => r.ignoredContextKeys || []))];
+}
+
+async function normalizedContext(context, ignored, kept) {
+  const out = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (kept.includes(key)) {
+      // an encryption context pair is a single string
+      out[key] = Array.isArray(value) ? value[0] : value;
+    } else if (!ignored.includes(key)) {
+      const type = await typeForContextKey(key.toLowerCase());
+      if (isConditionKeyArray(type)) {
+        out[key] = [value].flat();
+      } else {
+        out[key] = Array.isArray(value) ? value[0] : value;
+      }
+    }
+  }
+  return out;
+}
+
+async function evaluateWithKeptKeys(simulation, request, response, kept) {
+  const contextVariables = await normalizedContext(request.context || {}, ignoredKeys(response), kept);
+  // runUnsafeSimulation loads the resource policy without a name, which its analysis needs: hand it
+  // one already named
+  const resourcePolicy = simulation.resourcePolicy
+    ? createValidatedPolicy(simulation.resourcePolicy, () => [], { name: 'ResourcePolicy' })
+    : undefined;
+  const withContext = { ...simulation, resourcePolicy, request: { ...simulation.request, contextVariables } };
+  const result = runUnsafeSimulation(withContext, {});
+  if (result === 'Allowed') {
+    return { result: 'Allowed' };
+  }
+  if (result === 'ExplicitlyDenied') {
+    // which kind of policy denies: the resource policy alone, or not
+    const resourceOnly = runUnsafeSimulation(
+      { ...withContext, identityPolicies: [], permissionBoundaryPolicies: undefined },
+      {},
+    );
+    const where = resourceOnly === 'ExplicitlyDenied' ? EXPLICIT.resource : EXPLICIT.identity;
+    return { result, reason: `with an explicit deny in ${where}` };
+  }
+  if (response.overallResult !== 'Allowed') {
+    const analysis = response.resultType === 'single' ? response.result.analysis : response.results[0]?.analysis;
+    return { result, reason: reasonOf(request.action, analysis) };
+  }
+  const policy = simulation.resourcePolicy ? 'resource' : 'identity';
+  return { result, reason: IMPLICIT[policy](request.action) };
 }
 
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -56,6 +56,23 @@ public final class AccessModel {
     public record NamedPolicy(String name, JsonNode document) {}
 
     /**
+     * What an AWS service does as itself (a service principal, not a caller's session) with this
+     * stack's resources, which AWS authorizes against their key and resource policies alone: CloudWatch
+     * Logs encrypting a log group with its key (checked when the group is created: a refusal fails
+     * the deployment), CloudWatch publishing an alarm to its encrypted SNS topic (checked when the
+     * alarm fires: a refusal loses the notification).
+     *
+     * @param purpose what the use is for, in words
+     * @param principal the service principal ({@code logs.us-east-1.amazonaws.com})
+     * @param failsDeployment whether AWS refuses the deployment when a check is denied
+     * @param checks the authorizations, all of which must be allowed
+     */
+    public record ServiceUse(String purpose, String principal, boolean failsDeployment, List<Check> checks) {}
+
+    /** One authorization of a {@link ServiceUse}: action, resource and the context AWS sends. */
+    public record Check(String action, String resource, Map<String, List<String>> context) {}
+
+    /**
      * A role of the template as a local principal.
      *
      * @param logicalId the role's logical id
@@ -90,11 +107,13 @@ public final class AccessModel {
     private final Map<String, Principal> principalsByArn = new LinkedHashMap<>();
     private final Map<String, JsonNode> resourcePolicies = new LinkedHashMap<>();
     private final Map<String, String> keysByResource = new LinkedHashMap<>();
+    private final List<ServiceUse> serviceUses = new ArrayList<>();
     private final Map<String, String> roleByFunction = new LinkedHashMap<>();
     private final Map<String, String> roleByTaskDefinition = new LinkedHashMap<>();
     private final Map<String, String> logGroupByFunction = new LinkedHashMap<>();
     private final List<String> unresolved = new ArrayList<>();
     private final Map<String, String> renamedApplications = new LinkedHashMap<>();
+    private final Map<String, String> renamedStreams = new LinkedHashMap<>();
     private final Map<String, String> arnsByLogicalId = new LinkedHashMap<>();
 
     private AccessModel(String stackName, String region, String account) {
@@ -158,6 +177,17 @@ public final class AccessModel {
         locals.forEach((id, local) -> {
             String arn = local.attributes().get("Arn");
             arnsByLogicalId.put(id, arn != null && arn.startsWith("arn:") ? arn : local.ref());
+        });
+        // a stream the template names (a restricted stream: its key policy's encryption-context deny
+        // names it by ARN, without a reference) has another name locally: policies follow
+        template.resources().values().forEach(resource -> {
+            JsonNode name = resource.property("Name");
+            LocalResource local = locals.get(resource.logicalId());
+            if (resource.type().equals("AWS::Kinesis::Stream")
+                    && name.isTextual()
+                    && !name.asText().equals(local.name())) {
+                renamedStreams.put(name.asText(), local.name());
+            }
         });
         Intrinsics intrinsics = new Intrinsics(template, locals, region, account);
         Map<String, List<NamedPolicy>> inline = new LinkedHashMap<>();
@@ -281,6 +311,92 @@ public final class AccessModel {
             principalsByLogicalId.put(resource.logicalId(), principal);
             principalsByArn.put(principal.arn(), principal);
         }
+        readServiceUses(template, locals, intrinsics);
+    }
+
+    /** The service uses of the template's log groups and alarms (see {@link ServiceUse}). */
+    private void readServiceUses(
+            CloudFormationTemplate template, Map<String, LocalResource> locals, Intrinsics intrinsics) {
+        Map<String, String> topicKeys = new LinkedHashMap<>();
+        for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+            String where = template.stackName() + " " + resource.logicalId();
+            LocalResource local = locals.get(resource.logicalId());
+            if (resource.type().equals("AWS::Logs::LogGroup")) {
+                String group = local.attributes().get("Arn").replaceFirst(":\\*$", "");
+                Optional<String> key = encryptionKey(local.attributes().get("Arn"));
+                key.ifPresent(k -> {
+                    String logs = "logs." + region + ".amazonaws.com";
+                    Map<String, List<String>> context = serviceContext(logs, group);
+                    context.put("kms:EncryptionContext:aws:logs:arn", List.of(group));
+                    serviceUses.add(new ServiceUse(
+                            "CloudWatch Logs encrypts log group " + local.name() + " with its key",
+                            logs,
+                            true,
+                            List.of(
+                                    new Check("kms:GenerateDataKey", k, context),
+                                    new Check("kms:Decrypt", k, context))));
+                });
+            } else if (resource.type().equals("AWS::SNS::Topic")) {
+                JsonNode key = resource.property("KmsMasterKeyId");
+                String keyId = key.isMissingNode() ? null : resolveText(intrinsics, key, where);
+                if (keyId != null && !keyId.startsWith("alias/aws/")) {
+                    topicKeys.put(
+                            local.ref(),
+                            keyId.startsWith("arn:")
+                                    ? keyId
+                                    : "arn:aws:kms:" + region + ":" + account + ":key/" + keyId);
+                }
+            } else if (resource.type().equals("AWS::SNS::TopicPolicy")) {
+                JsonNode document = document(intrinsics, resource.property("PolicyDocument"), where);
+                for (JsonNode topic : resource.property("Topics")) {
+                    String arn = resolveText(intrinsics, topic, where);
+                    if (arn != null) {
+                        resourcePolicies.put(arn, document);
+                    }
+                }
+            }
+        }
+        for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+            if (!resource.type().equals("AWS::CloudWatch::Alarm")) {
+                continue;
+            }
+            String where = template.stackName() + " " + resource.logicalId();
+            String alarm = locals.get(resource.logicalId()).attributes().get("Arn");
+            for (String property : List.of("AlarmActions", "OKActions", "InsufficientDataActions")) {
+                for (JsonNode action : resource.property(property)) {
+                    String topic = resolveText(intrinsics, action, where);
+                    if (topic == null || !topic.startsWith("arn:aws:sns:")) {
+                        continue;
+                    }
+                    String cloudwatch = "cloudwatch.amazonaws.com";
+                    Map<String, List<String>> context = serviceContext(cloudwatch, alarm);
+                    List<Check> checks = new ArrayList<>(List.of(new Check("sns:Publish", topic, context)));
+                    String key = topicKeys.get(topic);
+                    if (key != null) {
+                        Map<String, List<String>> viaSns = new LinkedHashMap<>(context);
+                        viaSns.put("kms:ViaService", List.of("sns." + region + ".amazonaws.com"));
+                        checks.add(new Check("kms:GenerateDataKey", key, viaSns));
+                        checks.add(new Check("kms:Decrypt", key, viaSns));
+                    }
+                    serviceUses.add(new ServiceUse(
+                            "alarm " + alarm.substring(alarm.lastIndexOf(':') + 1) + " notifies "
+                                    + topic.substring(topic.lastIndexOf(':') + 1) + " (" + property + ")",
+                            cloudwatch,
+                            false,
+                            List.copyOf(checks)));
+                }
+            }
+        }
+    }
+
+    private Map<String, List<String>> serviceContext(String servicePrincipal, String sourceArn) {
+        Map<String, List<String>> context = new LinkedHashMap<>();
+        context.put("aws:PrincipalIsAWSService", List.of("true"));
+        context.put("aws:PrincipalServiceName", List.of(servicePrincipal));
+        context.put("aws:SourceAccount", List.of(account));
+        context.put("aws:SourceArn", List.of(sourceArn));
+        context.put("aws:SecureTransport", List.of("true"));
+        return context;
     }
 
     private NamedPolicy managedPolicy(
@@ -384,12 +500,18 @@ public final class AccessModel {
         return out;
     }
 
-    /** A resolved statement with the KCL applications' table ARNs under their local names. */
+    /**
+     * A resolved statement with the KCL applications' table ARNs and the template-named streams' ARNs
+     * under their local names.
+     */
     private JsonNode renamed(JsonNode statement) {
-        if (renamedApplications.isEmpty()) {
+        if (renamedApplications.isEmpty() && renamedStreams.isEmpty()) {
             return statement;
         }
         String text = statement.toString();
+        for (Map.Entry<String, String> rename : renamedStreams.entrySet()) {
+            text = text.replace(":stream/" + rename.getKey() + "\"", ":stream/" + rename.getValue() + "\"");
+        }
         for (Map.Entry<String, String> rename : renamedApplications.entrySet()) {
             for (String table : KCL_APPLICATION_TABLES) {
                 text = text.replace(
@@ -558,6 +680,11 @@ public final class AccessModel {
     }
 
     /** The resource policy of a resource ARN (an object's is its bucket's, an index's its table's). */
+    /** What AWS services do as themselves with this stack's keys and topics (see {@link ServiceUse}). */
+    public List<ServiceUse> serviceUses() {
+        return List.copyOf(serviceUses);
+    }
+
     public Optional<JsonNode> resourcePolicy(String arn) {
         return Optional.ofNullable(resourcePolicies.get(owner(arn)));
     }

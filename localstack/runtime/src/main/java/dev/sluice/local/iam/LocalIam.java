@@ -48,6 +48,7 @@ public final class LocalIam implements Authorizer, AutoCloseable {
     private final AtomicLong lookups = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong logWarnings = new AtomicLong();
+    private final AtomicLong serviceWarnings = new AtomicLong();
 
     private record Principals(AccessModel model, AccessModel.Principal principal) {}
 
@@ -84,6 +85,7 @@ public final class LocalIam implements Authorizer, AutoCloseable {
      * apply from the next request on. Replacing is how a grant is revoked or restored mid-run.
      */
     public synchronized void deploy(AccessModel model) {
+        checkServiceUses(model);
         models.put(model.stackName(), model);
         Map<String, Principals> keys = new LinkedHashMap<>();
         models.values()
@@ -191,6 +193,7 @@ public final class LocalIam implements Authorizer, AutoCloseable {
         Map<String, List<String>> kmsContext = new LinkedHashMap<>(baseContext(principal, account));
         kmsContext.put("kms:ViaService", List.of(service.viaService(aws.region().id())));
         kmsContext.put("kms:CallerAccount", List.of(account));
+        kmsContext.putAll(service.encryptionContext(request.resource(), account));
         PolicyEvaluator.Result kms = evaluator.evaluate(new PolicyEvaluator.Request(
                 caller,
                 kmsAction,
@@ -263,13 +266,53 @@ public final class LocalIam implements Authorizer, AutoCloseable {
         String stream =
                 "arn:aws:logs:" + region + ":" + aws.accountId() + ":log-group:" + logGroup + ":log-stream:local";
         for (String action : List.of("logs:CreateLogStream", "logs:PutLogEvents")) {
-            Decision decision = decide(principals, AwsService.KINESIS, AccessRequest.of(action, stream));
+            Decision decision = decide(principals, AwsService.LOGS, AccessRequest.of(action, stream));
             if (decision instanceof Decision.Denied denied) {
                 logWarnings.incrementAndGet();
                 LOG.warn(
                         "function {} may not write its logs (AWS drops them silently): {}", function, denied.message());
             }
         }
+    }
+
+    /**
+     * Evaluates what AWS services do as themselves with the model's keys and topics ({@link
+     * AccessModel.ServiceUse}) against their key and resource policies: a use AWS checks when the
+     * resource is created (CloudWatch Logs and a log group's key) fails the deployment here too, with
+     * one line; a use AWS checks when it happens (an alarm publishing to its encrypted topic) is a
+     * warning, counted ({@link #serviceWarnings}).
+     */
+    private void checkServiceUses(AccessModel model) {
+        for (AccessModel.ServiceUse use : model.serviceUses()) {
+            for (AccessModel.Check check : use.checks()) {
+                PolicyEvaluator.Result result = evaluator.evaluate(new PolicyEvaluator.Request(
+                        use.principal(),
+                        check.action(),
+                        check.resource(),
+                        aws.accountId(),
+                        check.context(),
+                        List.of(),
+                        List.of(),
+                        model.resourcePolicy(check.resource()).orElse(null)));
+                if (result.allowed()) {
+                    continue;
+                }
+                String denial = "Service " + use.principal() + " is not authorized to perform: " + check.action()
+                        + " on resource: " + check.resource() + " because " + reason(result, check.action());
+                if (use.failsDeployment()) {
+                    throw new IllegalStateException(
+                            model.stackName() + ": AWS would refuse the deployment: " + use.purpose() + ": " + denial);
+                }
+                serviceWarnings.incrementAndGet();
+                LOG.warn("{}: {} would fail in AWS when it happens: {}", model.stackName(), use.purpose(), denial);
+                break;
+            }
+        }
+    }
+
+    /** Uses by AWS services that AWS would refuse when they happen (see {@link #checkServiceUses}). */
+    public long serviceWarnings() {
+        return serviceWarnings.get();
     }
 
     /** Functions' log writes that AWS would drop (see {@link #checkLogDelivery}). */
