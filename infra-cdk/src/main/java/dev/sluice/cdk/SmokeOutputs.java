@@ -56,8 +56,7 @@ public final class SmokeOutputs {
                 .forEach((name, table) -> output(scope, table(name), "DynamoDB table " + name, table.getTableName()));
         stack.getQueues()
                 .forEach((name, queue) -> output(scope, queueUrl(name), "SQS queue " + name, queue.getQueueUrl()));
-        stack.getLakeBucket()
-                .ifPresent(bucket -> output(scope, LAKE_BUCKET, "S3 lake bucket", bucket.getBucketName()));
+        stack.getLakeBucket().ifPresent(bucket -> output(scope, LAKE_BUCKET, "S3 lake bucket", bucket.getBucketName()));
     }
 
     private static void output(Construct scope, String id, String description, String value) {
