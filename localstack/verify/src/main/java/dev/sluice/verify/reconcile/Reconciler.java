@@ -207,7 +207,10 @@ public final class Reconciler {
                     String id = entry.event().eventId();
                     if (entry.event().valid()
                             && dynamoDb.getItem(b -> b.tableName(targets.table())
-                                            .key(Map.of("eventId", AttributeValue.fromS(id)))
+                                            // the state sink keys an item by the definition's key field's value
+                                            .key(Map.of(
+                                                    dev.sluice.aws.sink.DynamoDbStateSink.PARTITION_KEY,
+                                                    AttributeValue.fromS(id)))
                                             .consistentRead(true))
                                     .hasItem()) {
                         items.put(id, 1);
