@@ -125,11 +125,43 @@ public final class LocalAws implements AutoCloseable {
     private final Map<Emulator, dev.sluice.emulators.iam.AccessGate> gates =
             Collections.synchronizedMap(new EnumMap<>(Emulator.class));
 
+    /** Set when the stack runs elsewhere ({@link #attach}): its one endpoint, and what to close with it. */
+    private volatile External external;
+
+    /**
+     * AWS that runs elsewhere (LocalStack in a container): one endpoint for every service, its region
+     * and credentials.
+     *
+     * @param endpoint the endpoint of every service ({@code http://host:port})
+     * @param region the region its resources and ARNs are in
+     * @param accessKeyId the access key id the clients sign with
+     * @param secretAccessKey the secret key they sign with
+     */
+    public record Endpoints(URI endpoint, String region, String accessKeyId, String secretAccessKey) {
+        public Endpoints {
+            java.util.Objects.requireNonNull(endpoint, "endpoint");
+            java.util.Objects.requireNonNull(region, "region");
+            java.util.Objects.requireNonNull(accessKeyId, "accessKeyId");
+            java.util.Objects.requireNonNull(secretAccessKey, "secretAccessKey");
+        }
+    }
+
+    private record External(Endpoints endpoints, AutoCloseable owner) {}
+
     private LocalAws(LocalAwsOptions options, Path localstackDirectory, Path logDirectory) {
+        this(options, localstackDirectory, logDirectory, options.region(), ACCESS_KEY_ID, SECRET_ACCESS_KEY);
+    }
+
+    private LocalAws(
+            LocalAwsOptions options,
+            Path localstackDirectory,
+            Path logDirectory,
+            String region,
+            String accessKeyId,
+            String secretAccessKey) {
         this.options = options;
-        this.region = Region.of(options.region());
-        this.credentials =
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY_ID, SECRET_ACCESS_KEY));
+        this.region = Region.of(region);
+        this.credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
         this.localstackDirectory = localstackDirectory;
         this.logDirectory = logDirectory;
         this.runId = ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
@@ -168,6 +200,37 @@ public final class LocalAws implements AutoCloseable {
         aws.stackStartupMillis = millisSince(started);
         LOG.info("Local AWS up in {} ms: {}", aws.stackStartupMillis, aws.describe());
         return aws;
+    }
+
+    /**
+     * A stack that runs elsewhere — LocalStack in a container ({@code
+     * dev.sluice.emulators.LocalStackAws}) — behind this same interface: every endpoint is
+     * {@code endpoints.endpoint()}, the clients sign with its credentials in its region, nothing is
+     * started here and IAM is not enforced by access gates (none stand before it). {@link #close()}
+     * closes the clients, then {@code owner} (the container).
+     */
+    public static LocalAws attach(Endpoints endpoints, AutoCloseable owner, LocalAwsOptions options) {
+        LocalAws aws = new LocalAws(
+                options,
+                options.localstackDirectory().orElse(Path.of(".")),
+                options.logDirectory().orElse(Path.of(".")),
+                endpoints.region(),
+                endpoints.accessKeyId(),
+                endpoints.secretAccessKey());
+        aws.external = new External(endpoints, owner);
+        URI endpoint = endpoints.endpoint();
+        aws.kinesis = aws.track(aws.kinesisClient(endpoint));
+        aws.dynamoDb = aws.track(aws.dynamoDbClient(endpoint));
+        aws.s3 = aws.track(aws.s3Client(endpoint));
+        aws.sqs = aws.track(aws.sqsClient(endpoint));
+        Runtime.getRuntime().addShutdownHook(aws.shutdownHook);
+        return aws;
+    }
+
+    /** The endpoint of a stack that runs elsewhere ({@link #attach}), or null. */
+    private URI externalEndpoint() {
+        External e = external;
+        return e == null ? null : e.endpoints().endpoint();
     }
 
     /**
@@ -558,6 +621,9 @@ public final class LocalAws implements AutoCloseable {
      * IAM is enforced.
      */
     public URI kinesisEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.KINESIS, requireStarted(kinesisMock).port());
     }
 
@@ -585,22 +651,34 @@ public final class LocalAws implements AutoCloseable {
      * SubscribeToShard with the Netty client.
      */
     public URI kinesisTlsEndpoint() {
+        if (external != null) {
+            return externalEndpoint(); // one endpoint for everything
+        }
         requireStarted(kinesisMock);
         return URI.create("https://" + LOOPBACK + ":" + kinesisTlsPort);
     }
 
     /** dynalite's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI dynamoDbEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.DYNAMODB, requireStarted(dynalite).port());
     }
 
     /** s3proxy's endpoint, {@code http://127.0.0.1:<port>}; use path-style addressing. */
     public URI s3Endpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.S3, requireStarted(s3Proxy).port());
     }
 
     /** ElasticMQ's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI sqsEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.SQS, requireStarted(elasticMq).port());
     }
 
@@ -671,8 +749,8 @@ public final class LocalAws implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("AWS_REGION", region.id());
         env.put("AWS_DEFAULT_REGION", region.id());
-        env.put("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID);
-        env.put("AWS_SECRET_ACCESS_KEY", SECRET_ACCESS_KEY);
+        env.put("AWS_ACCESS_KEY_ID", credentials.resolveCredentials().accessKeyId());
+        env.put("AWS_SECRET_ACCESS_KEY", credentials.resolveCredentials().secretAccessKey());
         env.put("AWS_ENDPOINT_URL_KINESIS", kinesisEndpoint().toString());
         env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamoDbEndpoint().toString());
         env.put("AWS_ENDPOINT_URL_S3", s3Endpoint().toString());
@@ -828,6 +906,10 @@ public final class LocalAws implements AutoCloseable {
      * @throws LocalAwsException if it does not answer again within the start timeout
      */
     public synchronized long restartKinesis() {
+        if (external != null) {
+            throw new LocalAwsException("cannot restart Kinesis of a stack that runs elsewhere (" + externalEndpoint()
+                    + "): only the local emulators restart");
+        }
         NodeEmulator old = requireStarted(kinesisMock);
         long started = System.nanoTime();
         old.terminate();
@@ -885,6 +967,9 @@ public final class LocalAws implements AutoCloseable {
         }
         synchronized (gates) {
             gates.values().forEach(LocalAws::closeQuietly);
+        }
+        if (external != null) {
+            closeQuietly(external.owner());
         }
         long embeddedStarted = System.nanoTime();
         closeQuietly(s3Proxy);
