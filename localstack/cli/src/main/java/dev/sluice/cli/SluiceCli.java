@@ -27,7 +27,8 @@ public final class SluiceCli {
                 new LoadCommand(context),
                 new UpCommand(context),
                 new InvokeCommand(context),
-                new PlanCommand(context))) {
+                new PlanCommand(context),
+                new ColdStartCommand(context))) {
             commands.put(command.name(), command);
         }
     }
@@ -54,7 +55,7 @@ public final class SluiceCli {
 
     /** The commands that run the local stack (and say so when IAM is off). */
     private static final java.util.Set<String> LOCAL_STACK_COMMANDS =
-            java.util.Set.of("demo", "faults", "load", "up", "invoke");
+            java.util.Set.of("demo", "faults", "load", "up", "invoke", "bench");
 
     /**
      * Takes a leading {@code --iam on|off} (or {@code --iam=off}) off the arguments and applies it
