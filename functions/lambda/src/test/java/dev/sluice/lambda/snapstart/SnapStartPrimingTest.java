@@ -52,7 +52,9 @@ class SnapStartPrimingTest {
         SnapStartPriming.Primed primed = priming.prime();
 
         assertThat(primed.records()).isEqualTo(SnapStartPriming.PRIMING_RECORDS);
-        assertThat(primed.accepted()).as("accepted; dead letters: %s", primed.deadLetters()).isPositive();
+        assertThat(primed.accepted())
+                .as("accepted; dead letters: %s", primed.deadLetters())
+                .isPositive();
         // DynamoDB ×3, S3, SQS, Kinesis PutRecords, Secrets Manager
         assertThat(primed.sdkRequests()).isEqualTo(7);
     }
