@@ -38,7 +38,8 @@ public final class ColdStart {
      *
      * @param initMs process start → handler initialised (first {@code next})
      * @param firstBatchMs process start → response of the first invocation
-     * @param classesLoaded classes the JVM had loaded when it answered ({@code java.cls.loadedClasses})
+     * @param classesLoaded classes the JVM had loaded when it answered ({@code java.cls.loadedClasses}
+     *     plus {@code java.cls.sharedLoadedClasses}, those from the JDK's shared archive)
      * @param response the function's response
      */
     public record Sample(double initMs, double firstBatchMs, long classesLoaded, String response) {}
@@ -147,7 +148,7 @@ public final class ColdStart {
         }
     }
 
-    /** {@code java.cls.loadedClasses} of a running JVM (its performance counters, through jcmd); -1 if unknown. */
+    /** Classes a running JVM has loaded, shared archive included (its performance counters, through jcmd); -1 if unknown. */
     static long loadedClasses(long pid) {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         if (!Files.isExecutable(jcmd)) {
@@ -162,7 +163,10 @@ public final class ColdStart {
                 out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             process.waitFor(30, TimeUnit.SECONDS);
-            return counter(out, "java.cls.loadedClasses");
+            // classes from the JDK's class-data-sharing archive are counted apart
+            long loaded = counter(out, "java.cls.loadedClasses");
+            long shared = counter(out, "java.cls.sharedLoadedClasses");
+            return loaded < 0 ? -1 : loaded + Math.max(0, shared);
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {
