@@ -67,8 +67,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
  *
  * <p>{@link #afterRestore} re-seeds what every restored copy of one snapshot would otherwise share:
  * the function's {@link #random() random source} (fresh seed bytes from the operating system).
- * Connection pools need nothing: the stage's own HTTP client has made no call before the snapshot
- * (priming uses the loopback client), so no connection is carried across it.
+ * Priming opens no connection (it uses the loopback client); the one call the stage makes before
+ * the snapshot (a masking stage's chain reads its tokenization key from Secrets Manager when it
+ * compiles) may leave a kept-alive connection that does not survive the restore: it fails once and
+ * the SDK's standard retry opens a new one.
  */
 public final class SnapStartPriming implements Resource {
 
