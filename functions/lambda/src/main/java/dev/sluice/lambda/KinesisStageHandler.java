@@ -11,6 +11,7 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.BatchResult;
+import dev.sluice.lambda.snapstart.SnapStartPriming;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,9 +36,22 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
     private final String stage;
     private final EmfMetrics metrics;
 
-    /** Used by the Lambda runtime: wires the stage from the function's environment. */
+    /** The SnapStart hook, held here: the CRaC context may keep only a weak reference to it. */
+    private SnapStartPriming priming;
+
+    /**
+     * Used by the Lambda runtime: wires the stage from the function's environment and registers its
+     * SnapStart hook ({@link SnapStartPriming}: primes before the snapshot, re-seeds after a restore).
+     */
     public KinesisStageHandler() {
-        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()), FunctionEnvironment.current());
+        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()), FunctionEnvironment.current(), true);
+    }
+
+    private KinesisStageHandler(StageRuntime runtime, Map<String, String> environment, boolean snapStart) {
+        this(runtime, environment);
+        if (snapStart) {
+            this.priming = SnapStartPriming.register(runtime, environment);
+        }
     }
 
     public KinesisStageHandler(StageRuntime runtime, Map<String, String> environment) {
@@ -51,6 +65,11 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
         this.processor = processor;
         this.stage = stage;
         this.metrics = metrics;
+    }
+
+    /** The SnapStart hook this instance registered (the runtime's no-arg constructor only). */
+    SnapStartPriming priming() {
+        return priming;
     }
 
     @Override

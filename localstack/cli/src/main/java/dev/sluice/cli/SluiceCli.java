@@ -28,7 +28,8 @@ public final class SluiceCli {
                 new UpCommand(context),
                 new InvokeCommand(context),
                 new SmokeCommand(context),
-                new PlanCommand(context))) {
+                new PlanCommand(context),
+                new ColdStartCommand(context))) {
             commands.put(command.name(), command);
         }
     }
@@ -55,7 +56,7 @@ public final class SluiceCli {
 
     /** The commands that run the local stack (and say so when IAM is off). */
     private static final java.util.Set<String> LOCAL_STACK_COMMANDS =
-            java.util.Set.of("demo", "faults", "load", "up", "invoke", "smoke");
+            java.util.Set.of("demo", "faults", "load", "up", "invoke", "smoke", "bench");
 
     /**
      * Takes a leading {@code --iam on|off} (or {@code --iam=off}) off the arguments and applies it
