@@ -3,7 +3,7 @@
 # packages pinned in debian-packages.lock (downloaded once into a cache, each checked against its
 # SHA-256), unpacked with dpkg-deb into a root file system like distroless's java base (glibc,
 # libgcc, libstdc++, zlib, CA certificates as a Java trust store, time zones, netbase, OpenJDK 21
-# JRE headless; no shell, no package manager), a non-root user 65532 (nonroot), written as one
+# JRE headless, each package's copyright file; no shell, no package manager), a non-root user 65532 (nonroot), written as one
 # reproducible layer (sorted, fixed mtime, numeric owners) in a docker-save tarball that Jib takes as
 # its base (from.image = tar://...).
 #
@@ -74,8 +74,11 @@ printf 'Etc/UTC\n' >"$root/etc/timezone"
 mkdir -p "$root/tmp" "$root/root" "$root/home/nonroot" "$root/deployments"
 chmod 1777 "$root/tmp"
 chmod 700 "$root/root"
-# documentation and manual pages are not needed at run time
-rm -rf "$root/usr/share/doc" "$root/usr/share/man" "$root/usr/share/lintian"
+# documentation and manual pages are not needed at run time; the packages' licences
+# (/usr/share/doc/*/copyright) stay, as in distroless (gcc-14-base carries libgcc's and libstdc++'s)
+find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright ! -type l -delete
+find "$root/usr/share/doc" -mindepth 1 -depth -type d -empty -delete
+rm -rf "$root/usr/share/man" "$root/usr/share/lintian"
 
 # ---- one layer: root-owned, but the user's home and the application folder belong to nonroot
 layer="$out/base-$arch-layer.tar"

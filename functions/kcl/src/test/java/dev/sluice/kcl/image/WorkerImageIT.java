@@ -118,6 +118,13 @@ class WorkerImageIT {
                 .contains("nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin");
         assertThat(base.get("home/nonroot").getLongUserId()).isEqualTo(65532);
         assertThat(base.get("tmp").getMode() & 01777).isEqualTo(01777);
+        // the packages' licences ship with them (OpenJDK: GPL-2.0 with the Classpath Exception, glibc: LGPL)
+        assertThat(base)
+                .containsKeys(
+                        "usr/share/doc/openjdk-21-jre-headless/copyright",
+                        "usr/share/doc/libc6/copyright",
+                        "usr/share/doc/gcc-14-base/copyright",
+                        "usr/share/doc/zlib1g/copyright");
         // distroless: no shell, no package manager
         assertThat(base)
                 .doesNotContainKeys("usr/bin/sh", "usr/bin/bash", "usr/bin/dash", "usr/bin/apt", "usr/bin/dpkg");
