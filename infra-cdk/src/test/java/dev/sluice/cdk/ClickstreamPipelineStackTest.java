@@ -109,15 +109,27 @@ class ClickstreamPipelineStackTest {
         List<Object> resources = new ArrayList<>();
         all.forEach(statement -> resources.addAll(TemplateQueries.resources(statement)));
         assertThat(resources).isNotEmpty();
-        // the one * resource: KCL's cloudwatch:PutMetricData, limited to its namespace by condition
-        assertThat(all)
-                .filteredOn(statement -> TemplateQueries.resources(statement).contains("*"))
-                .singleElement()
-                .satisfies(statement -> {
+        // the * resources: KCL's cloudwatch:PutMetricData, limited to its namespace by condition, and the
+        // task execution role's ecr:GetAuthorizationToken, which takes no resource (the worker image is in ECR)
+        List<Map<String, Object>> wildcards = all.stream()
+                .filter(statement -> TemplateQueries.resources(statement).contains("*"))
+                .toList();
+        assertThat(wildcards)
+                .hasSize(2)
+                .anySatisfy(statement -> {
                     assertThat(TemplateQueries.actions(statement)).containsExactly("cloudwatch:PutMetricData");
                     assertThat(statement.get("Condition"))
                             .isEqualTo(Map.of(
                                     "StringEquals", Map.of("cloudwatch:namespace", "sluice-clickstream-page-counts")));
+                })
+                .anySatisfy(statement -> {
+                    assertThat(TemplateQueries.actions(statement)).containsExactly("ecr:GetAuthorizationToken");
+                    assertThat(TemplateQueries.statementsOf(
+                                    template,
+                                    stack.getKclStage("page-counts")
+                                            .getTaskDefinition()
+                                            .getExecutionRole()))
+                            .contains(statement);
                 });
     }
 

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
-import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 import software.amazon.awscdk.services.iam.IRole;
@@ -27,7 +26,7 @@ import software.amazon.awscdk.services.iam.IRole;
  */
 class KclStageTest {
 
-    static final String IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl:1.0";
+    static final String IMAGE = TestApps.KCL_IMAGE;
 
     @TempDir
     static Path dir;
@@ -159,6 +158,36 @@ class KclStageTest {
                                         Match.objectLike(Map.of("awslogs-group", ref(stage.getLogGroup()))))))))));
         assertThat(stage.getImage()).isEqualTo(IMAGE);
         assertThat(stage.isEcrImage()).isTrue();
+    }
+
+    @Test
+    void workerIsHealthCheckedByTheImagesProbeOnLiveness() {
+        template.hasResourceProperties(
+                "AWS::ECS::TaskDefinition",
+                Match.objectLike(Map.of(
+                        "ContainerDefinitions",
+                        List.of(Match.objectLike(Map.of(
+                                "HealthCheck",
+                                Map.of(
+                                        "Command",
+                                        List.of(
+                                                "CMD",
+                                                "/usr/bin/java",
+                                                "-XX:TieredStopAtLevel=1",
+                                                "-XX:+UseSerialGC",
+                                                "-Xmx16m",
+                                                "-cp",
+                                                "/opt/sluice/health",
+                                                "dev.sluice.kcl.health.HealthProbe",
+                                                "/q/health/live"),
+                                        "Interval",
+                                        30,
+                                        "Timeout",
+                                        10,
+                                        "Retries",
+                                        3,
+                                        "StartPeriod",
+                                        60)))))));
     }
 
     @Test
@@ -358,7 +387,7 @@ class KclStageTest {
                 .containsExactly("logs:CreateLogStream", "logs:PutLogEvents");
     }
 
-    // ---- cdk-nag, placeholder image
+    // ---- cdk-nag
 
     @Test
     void nagPacksStayCleanWithAnEcrImage() {
@@ -366,29 +395,6 @@ class KclStageTest {
         assertThat(NagChecks.warnings(stack)).isEmpty();
         assertThat(NagChecks.suppressed(stack))
                 .anyMatch(m -> m.getId().contains("StagePageCounts/TaskDefinition/ExecutionRole"));
-    }
-
-    @Test
-    void withoutTheImageContextTheStackSynthesizesWithThePlaceholderAndSaysSo() throws Exception {
-        Path other = dir.resolve("placeholder");
-        java.nio.file.Files.createDirectories(other);
-        PipelineStack placeholder = SluiceApp.addPipelines(TestApps.app(other), SluiceRoot.locate()).stream()
-                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
-                .findFirst()
-                .orElseThrow();
-        KclStage kcl = placeholder.getKclStage("page-counts");
-        assertThat(kcl.getImage()).isEqualTo(KclStage.PLACEHOLDER_IMAGE);
-        assertThat(kcl.isEcrImage()).isFalse();
-        Template.fromStack(placeholder)
-                .hasResourceProperties(
-                        "AWS::ECS::TaskDefinition",
-                        Match.objectLike(Map.of(
-                                "ContainerDefinitions",
-                                List.of(Match.objectLike(Map.of("Image", KclStage.PLACEHOLDER_IMAGE))))));
-        Annotations.fromStack(placeholder)
-                .hasInfo(
-                        "/sluice-clickstream/StagePageCounts",
-                        Match.stringLikeRegexp(".*placeholder image.*-c sluice:kclImage=IMAGE before deploying.*"));
     }
 
     /** Every resource the role's identity policies name, with the union of the actions allowed on it. */
