@@ -78,18 +78,23 @@ public final class KinesisStreamSink implements EventSink {
     }
 
     /**
-     * The event with its {@code origin} — stream, shard and sequence number where it first entered
-     * Sluice — unless an earlier hop set it already.
+     * The event with its {@code origin} — stream, shard, sequence number and (for a user record of a
+     * KPL aggregate) sub-sequence number where it first entered Sluice — unless an earlier hop set it
+     * already.
      */
     static ObjectNode withOrigin(ProcessedEvent event) {
         if (event.event().has(ORIGIN)) {
             return event.event();
         }
         ObjectNode copy = event.event().deepCopy();
-        copy.putObject(ORIGIN)
+        ObjectNode origin = copy.putObject(ORIGIN)
                 .put("stream", event.source().stream())
                 .put("shardId", event.position().shardId())
                 .put("sequenceNumber", event.position().sequenceNumber());
+        if (event.position().subSequence() != 0) {
+            // a user record of a KPL aggregate: the sequence number alone names its aggregate
+            origin.put("subSequenceNumber", event.position().subSequence());
+        }
         return copy;
     }
 
