@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Packs user records into KPL aggregates, as the Kinesis Producer Library does: one aggregate holds
@@ -37,20 +38,35 @@ public final class KplAggregator {
     public record Aggregate(
             String shardId, String partitionKey, String explicitHashKey, byte[] data, List<Integer> indexes) {}
 
-    private final ShardMap shards;
+    private final Function<BigInteger, String> group;
     private final int maxBytes;
 
     /**
+     * An aggregator that packs the records of one shard together.
+     *
      * @param maxBytes the most bytes of one aggregate's Kinesis record (data plus partition key), at
      *     most {@link #MAX_RECORD_BYTES}
      */
     public KplAggregator(ShardMap shards, int maxBytes) {
+        this(shards::shardFor, maxBytes);
+    }
+
+    private KplAggregator(Function<BigInteger, String> group, int maxBytes) {
         if (maxBytes < 64 || maxBytes > MAX_RECORD_BYTES) {
             throw new IllegalArgumentException(
                     "an aggregate's size limit is 64 to " + MAX_RECORD_BYTES + " bytes, not " + maxBytes);
         }
-        this.shards = shards;
+        this.group = group;
         this.maxBytes = maxBytes;
+    }
+
+    /**
+     * An aggregator for a writer that does not know the stream's shards: it packs together only
+     * records of one hash key (one partition key, or one explicit hash key), which always share a
+     * shard whatever the stream's layout. {@link Aggregate#shardId()} is then the hash key.
+     */
+    public static KplAggregator byHashKey(int maxBytes) {
+        return new KplAggregator(BigInteger::toString, maxBytes);
     }
 
     /**
@@ -64,7 +80,7 @@ public final class KplAggregator {
         for (int i = 0; i < records.size(); i++) {
             UserRecord record = records.get(i);
             BigInteger hash = ShardMap.hashKey(record.partitionKey(), record.explicitHashKey());
-            String shard = shards.shardFor(hash);
+            String shard = group.apply(hash);
             Open current = open.get(shard);
             if (current != null && !current.fits(record, maxBytes)) {
                 closed.add(current);

@@ -248,7 +248,8 @@ public final class FaultSuite {
                                 .crashAfterWrites(3)),
                 new FaultScenario(
                         "kpl-corrupt",
-                        "KPL-aggregated input, one aggregate in three with a corrupt MD5 digest",
+                        "KPL-aggregated input; in one aggregate in three the first user record goes alone into an"
+                                + " aggregate with a corrupt MD5 digest",
                         n,
                         0.02,
                         plan -> plan.aggregate(8 * 1024).corruptAggregates(3)),

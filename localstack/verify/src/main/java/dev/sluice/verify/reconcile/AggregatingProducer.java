@@ -1,5 +1,6 @@
 package dev.sluice.verify.reconcile;
 
+import dev.sluice.aws.kpl.KplAggregates;
 import dev.sluice.aws.kpl.KplAggregator;
 import dev.sluice.aws.kpl.ShardMap;
 import dev.sluice.aws.kpl.UserRecord;
@@ -24,10 +25,10 @@ import software.amazon.awssdk.services.kinesis.model.Shard;
  * KPL aggregates per shard ({@link KplAggregator}, from the stream's open shards), the aggregates put
  * with PutRecords (at most 500 and 5 MiB a call), only the aggregates a partial failure names sent
  * again, all of them when a put gets no answer. The ledger has one entry per user record: the
- * aggregate's shard and sequence number and the record's sub-sequence. Optionally every n-th
- * aggregate is corrupted (its MD5 digest flipped) before it is put: its ledger entry is the aggregate
- * itself, to be dead-lettered whole as {@code MALFORMED_AGGREGATE}, and its user records are not
- * expected anywhere.
+ * aggregate's shard and sequence number and the record's sub-sequence. Optionally the first user
+ * record of every n-th aggregate is put alone in an aggregate whose MD5 digest is corrupt (the rest
+ * of that aggregate follows in a valid one): its ledger entry is the corrupt aggregate, to be
+ * dead-lettered whole as {@code MALFORMED_AGGREGATE}, so the ledger still has one entry per event.
  */
 public final class AggregatingProducer {
 
@@ -88,15 +89,45 @@ public final class AggregatingProducer {
         for (KplAggregator.Aggregate aggregate : packed) {
             long n = aggregates.incrementAndGet();
             if (corruptEvery > 0 && n % corruptEvery == 0) {
-                byte[] corrupt = aggregate.data().clone();
+                // the aggregate's first user record alone, in an aggregate with a corrupt digest (put
+                // with the same hash key, so on the same shard); the others in a valid one after it
+                int first = aggregate.indexes().get(0);
+                byte[] corrupt = KplAggregates.encode(List.of(users.get(first)));
                 corrupt[corrupt.length - 1] ^= 1;
                 GeneratedEvent whole = new GeneratedEvent(
-                        "corrupt-aggregate-"
-                                + events.get(aggregate.indexes().get(0)).eventId(),
-                        aggregate.partitionKey(),
+                        "corrupt-aggregate-" + events.get(first).eventId(),
+                        events.get(first).partitionKey(),
                         corrupt,
                         MALFORMED_AGGREGATE);
-                puts.add(new Put(aggregate, corrupt, List.of(whole)));
+                puts.add(new Put(
+                        new KplAggregator.Aggregate(
+                                aggregate.shardId(),
+                                aggregate.partitionKey(),
+                                aggregate.explicitHashKey(),
+                                corrupt,
+                                List.of(first)),
+                        corrupt,
+                        List.of(whole)));
+                List<Integer> rest =
+                        aggregate.indexes().subList(1, aggregate.indexes().size());
+                if (!rest.isEmpty()) {
+                    List<UserRecord> restUsers = new ArrayList<>(rest.size());
+                    List<GeneratedEvent> carried = new ArrayList<>(rest.size());
+                    rest.forEach(i -> {
+                        restUsers.add(users.get(i));
+                        carried.add(events.get(i));
+                    });
+                    byte[] data = KplAggregates.encode(restUsers);
+                    puts.add(new Put(
+                            new KplAggregator.Aggregate(
+                                    aggregate.shardId(),
+                                    aggregate.partitionKey(),
+                                    aggregate.explicitHashKey(),
+                                    data,
+                                    List.copyOf(rest)),
+                            data,
+                            carried));
+                }
             } else {
                 List<GeneratedEvent> carried =
                         new ArrayList<>(aggregate.indexes().size());
