@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import dev.sluice.aws.FunctionEnvironment;
 import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.kpl.Deaggregation;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
@@ -26,7 +27,10 @@ import org.slf4j.MDC;
  * with {@code ReportBatchItemFailures}. It only translates: Lambda's batch in, the stage's
  * {@link BatchProcessor} in the middle, {@code batchItemFailures} out. Bad records never fail the
  * batch (they go to the dead-letter queue); if a sink cannot make the batch durable, the first
- * record to redeliver is reported and Lambda retries from there.
+ * record to redeliver is reported and Lambda retries from there. KPL-aggregated records are
+ * de-aggregated first; Lambda redelivers a whole Kinesis record, so a failure in the middle of an
+ * aggregate reports the aggregate's sequence number and the sinks absorb its user records that
+ * already took effect (each is keyed by its sub-sequence).
  */
 public class KinesisStageHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
 
@@ -74,7 +78,8 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
 
     @Override
     public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
-        List<InboundRecord> records = toInbound(event);
+        // KPL aggregates become their user records (sub-sequence positions); a corrupt one stays whole
+        List<InboundRecord> records = Deaggregation.of(toInbound(event));
         if (records.isEmpty()) {
             return new StreamsEventResponse(List.of());
         }

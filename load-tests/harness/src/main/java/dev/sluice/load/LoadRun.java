@@ -20,6 +20,7 @@ import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.Report;
 import dev.sluice.report.ReportWriter;
+import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
 import dev.sluice.verify.reconcile.Reconciler;
@@ -85,6 +86,25 @@ public final class LoadRun {
         this.settings = settings;
         this.out = out;
         this.err = err;
+    }
+
+    /** Above this rate the producer aggregates unless told otherwise, as producers at scale do (KPL). */
+    public static final double AGGREGATE_ABOVE_RATE = 500;
+
+    private Boolean aggregate;
+
+    /**
+     * Whether the producer packs events into KPL aggregates ({@code --aggregate}); {@code null}: only
+     * above {@link #AGGREGATE_ABOVE_RATE} events a second.
+     */
+    public LoadRun aggregate(Boolean aggregate) {
+        this.aggregate = aggregate;
+        return this;
+    }
+
+    /** Whether this run's producer aggregates. */
+    public boolean aggregates() {
+        return aggregate != null ? aggregate : settings.rate() > AGGREGATE_ABOVE_RATE;
     }
 
     /**
@@ -237,6 +257,7 @@ public final class LoadRun {
             LongSupplier done) {
         Production production = new Production();
         Producer producer = new Producer(kinesis, stream);
+        AggregatingProducer aggregating = aggregates() ? new AggregatingProducer(kinesis, stream) : null;
         LoadProgress progress = new LoadProgress(err);
         long durationNanos = settings.duration().toNanos();
         long start = System.nanoTime();
@@ -283,7 +304,8 @@ public final class LoadRun {
                 if (due > MAX_PER_TICK) {
                     generated += due - MAX_PER_TICK; // fell behind: skip, don't burst (the rate achieved shows it)
                 }
-                List<LedgerEntry> placed = producer.send(batch, x -> {});
+                List<LedgerEntry> placed =
+                        aggregating != null ? aggregating.send(batch, x -> {}) : producer.send(batch, x -> {});
                 long ackedAt = System.currentTimeMillis();
                 for (LedgerEntry entry : placed) {
                     production.sent.add(new LatencyAccounting.Sent(

@@ -33,13 +33,19 @@ final class FaultsCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  faults [--scenario NAME] [--events N]",
+                "  faults [--scenario NAME] [--events N] [--aggregate]",
                 "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
     }
 
     @Override
     public Set<String> options() {
         return Set.of("scenario", "events");
+    }
+
+    /** {@code --aggregate}: every payments scenario's producer packs its events into KPL aggregates. */
+    @Override
+    public Set<String> flags() {
+        return Set.of("aggregate");
     }
 
     @Override
@@ -79,7 +85,8 @@ final class FaultsCommand implements Command {
                 .build();
         String iamFields;
         try (LocalAws aws = LocalAws.start(options)) {
-            FaultSuite suite = new FaultSuite(aws, payments, context.root(), work);
+            FaultSuite suite = new FaultSuite(aws, payments, context.root(), work)
+                    .aggregating("true".equals(args.get("aggregate")));
             for (FaultScenario scenario : chosen) {
                 context.out().printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
                 FaultSuite.Row row = suite.run(scenario);

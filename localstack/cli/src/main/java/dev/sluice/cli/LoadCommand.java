@@ -15,7 +15,7 @@ final class LoadCommand implements Command {
 
     static final Set<String> OPTIONS =
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
-    static final Set<String> FLAGS = Set.of("aws", "day");
+    static final Set<String> FLAGS = Set.of("aws", "day", "aggregate");
 
     /** The highest --rate: far beyond the local stack, and a sane ceiling for a load test of one stream. */
     static final int MAX_RATE = 1_000_000;
@@ -41,7 +41,7 @@ final class LoadCommand implements Command {
         return String.join(
                 "\n",
                 "  load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]",
-                "       [--invalid-share F] [--stream NAME] [--reports DIR]",
+                "       [--invalid-share F] [--stream NAME] [--reports DIR] [--aggregate[=true|false]]",
                 "                                 steady-rate load, latency, requests and cost per million events; writes",
                 "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)");
     }
@@ -109,10 +109,26 @@ final class LoadCommand implements Command {
                 Boolean.parseBoolean(args.get("day", "false")));
     }
 
+    /**
+     * {@code --aggregate} (or {@code =true}): the producer packs events into KPL aggregates; {@code
+     * =false}: it never does; absent: it does above {@link LoadRun#AGGREGATE_ABOVE_RATE} events a second.
+     */
+    static Boolean aggregate(Arguments args) {
+        String value = args.get("aggregate");
+        if (value == null) {
+            return null;
+        }
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new UsageException("option --aggregate takes true or false, got '" + value + "'");
+        }
+        return Boolean.valueOf(value);
+    }
+
     @Override
     public int run(Arguments args) {
         LoadSettings settings = settings(args);
-        LoadRun.Outcome outcome = new LoadRun(root, settings, out, err).run();
+        LoadRun.Outcome outcome =
+                new LoadRun(root, settings, out, err).aggregate(aggregate(args)).run();
         LoadResult r = outcome.result();
         summary(r);
         out.println("report: " + outcome.reportDirectory().resolve("report.html"));

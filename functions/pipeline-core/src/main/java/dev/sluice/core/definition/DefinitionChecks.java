@@ -135,6 +135,10 @@ final class DefinitionChecks {
                     sink != null && sink.targets() == 1,
                     sinkAt,
                     "a sink names exactly one target: '- lake: NAME', '- table: NAME' or '- stream: NAME'");
+            require(
+                    sink == null || sink.aggregate() == null || sink.kind() == SinkDefinition.Kind.STREAM,
+                    sinkAt + "/aggregate",
+                    "only a '- stream: NAME' sink can aggregate (it packs Kinesis records into KPL aggregates)");
             switch (sink.kind()) {
                 case LAKE ->
                     require(

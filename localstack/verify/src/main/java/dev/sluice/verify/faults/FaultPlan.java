@@ -42,6 +42,8 @@ public final class FaultPlan {
     private double refusedShare;
     private Revocation revocation;
     private boolean personaAttempts;
+    private int aggregateBytes;
+    private int corruptEvery;
 
     /**
      * A grant the stage's role loses when the stage starts and gets back at its first denial.
@@ -164,6 +166,34 @@ public final class FaultPlan {
         return personaAttempts;
     }
 
+    /**
+     * The producer aggregates as the KPL does: user records packed into aggregates of at most {@code
+     * maxBytes} per shard, so the stage's batches hold aggregates and every fault strikes in the middle
+     * of one.
+     */
+    public FaultPlan aggregate(int maxBytes) {
+        aggregateBytes = maxBytes;
+        return this;
+    }
+
+    /** The size limit of the producer's aggregates, 0 when it does not aggregate. */
+    int aggregateBytes() {
+        return aggregateBytes;
+    }
+
+    /**
+     * Every {@code every}-th aggregate the producer puts has a corrupt MD5 digest: it must be
+     * dead-lettered whole as {@code MALFORMED_AGGREGATE} while the shard moves on.
+     */
+    public FaultPlan corruptAggregates(int every) {
+        corruptEvery = every;
+        return this;
+    }
+
+    int corruptEvery() {
+        return corruptEvery;
+    }
+
     /** Whether an update sets {@code attribute} to {@code value}. */
     static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
         if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
@@ -208,6 +238,7 @@ public final class FaultPlan {
                 + actions.size()
                 + (resendShare > 0 ? 1 : 0)
                 + (revocation != null ? 1 : 0)
-                + (personaAttempts ? 1 : 0);
+                + (personaAttempts ? 1 : 0)
+                + (corruptEvery > 0 ? 1 : 0);
     }
 }

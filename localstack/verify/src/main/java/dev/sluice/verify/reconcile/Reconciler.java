@@ -643,7 +643,7 @@ public final class Reconciler {
     }
 
     /**
-     * shard/sequence → reason codes of the dead letters for it (and, into {@code payloads}, the
+     * shard/sequence[.sub-sequence] → reason codes of the dead letters for it (and, into {@code payloads}, the
      * record's text when the message carries it). Messages are read, not deleted:
      * they stay for people to inspect once their visibility timeout passes.
      */
@@ -675,8 +675,10 @@ public final class Reconciler {
             for (Message message : messages) {
                 try {
                     JsonNode body = mapper.readTree(message.body());
-                    String position = body.path("shardId").asText() + "/"
-                            + body.path("sequenceNumber").asText();
+                    String position = LedgerEntry.position(
+                            body.path("shardId").asText(),
+                            body.path("sequenceNumber").asText(),
+                            body.path("subSequenceNumber").asLong(0));
                     reasons.computeIfAbsent(position, p -> new ArrayList<>())
                             .add(body.path("reasonCode").asText());
                     if (body.has("payload")) {

@@ -3,7 +3,6 @@ package dev.sluice.verify.reconcile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,7 +75,7 @@ public final class StreamOrder {
         if (shard != 0) {
             return shard;
         }
-        return new BigInteger(a.sequenceNumber()).compareTo(new BigInteger(b.sequenceNumber()));
+        return LedgerEntry.compareInShard(a, b);
     }
 
     private List<String> eventIds(String stream) {
