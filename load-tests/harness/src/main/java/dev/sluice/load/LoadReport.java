@@ -73,6 +73,27 @@ public final class LoadReport {
                                         .mapToLong(LatencyAccounting.Second::lag)
                                         .max()
                                         .orElse(0)));
+        for (StageFigures f : r.stages()) {
+            LoadResult.Latency l = f.latency();
+            summary.put(
+                    "stage " + f.stage() + " (" + f.consumer() + ", reads " + f.input() + ")",
+                    l == null
+                            ? fmt("%,d records, %,d batches, no latency matched", f.records(), f.batches())
+                            : fmt(
+                                    "%,d records, %,d batches, %,.1f events/s; occurredAt → durable p50 %,d ms · p99"
+                                            + " %,d ms · max %,d ms (%,d unmatched); max lag %,d%s",
+                                    f.records(),
+                                    f.batches(),
+                                    f.eventsPerSecond(),
+                                    l.p50(),
+                                    l.p99(),
+                                    l.max(),
+                                    l.unmatched(),
+                                    f.maxLag(),
+                                    f.maxMillisBehindLatest() < 0
+                                            ? ""
+                                            : fmt("; MillisBehindLatest max %,d", f.maxMillisBehindLatest())));
+        }
         summary.put("invocations", fmt("%,d", r.invocations()));
         summary.put("dead-lettered (reported)", fmt("%,d", r.deadLetteredReported()));
         if (r.reconciliation() != null) {

@@ -27,6 +27,8 @@ import java.util.List;
  * @param requests SDK requests counted during the run, by role, service, operation and resource
  * @param costs cost per million events: Sluice as measured and the baselines
  * @param day whether the rate followed the daily curve, one day compressed into the run
+ * @param stages every stage measured, the one fed by the produced stream first, then the KCL
+ *     stages further down (empty on AWS)
  */
 public record LoadResult(
         String pipeline,
@@ -48,7 +50,8 @@ public record LoadResult(
         boolean reconciled,
         List<Request> requests,
         List<CostModel.Breakdown> costs,
-        boolean day) {
+        boolean day,
+        List<StageFigures> stages) {
 
     /**
      * Latency from occurredAt to the sink write, over every matched record, in milliseconds.

@@ -184,6 +184,16 @@ public final class LoadRun {
                 drain(pipeline, stageName, ledger, production);
             }
             List<EmfBatch> batches = EmfBatch.read(metrics, 0, definition.pipeline(), stageName);
+            List<StageFigures> stages = new ArrayList<>();
+            stages.add(StageFigures.of(
+                    stageName,
+                    stage.consumer().name().toLowerCase(java.util.Locale.ROOT),
+                    stage.input(),
+                    ledger.size(),
+                    sent,
+                    batches,
+                    startMillis));
+            stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
             Reconciler reconciler = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs());
             Reconciliation reconciliation;
             if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.TABLE)) {
@@ -211,8 +221,62 @@ public final class LoadRun {
                     startMillis,
                     produceSeconds,
                     reconciliation,
-                    requests);
+                    requests,
+                    stages);
         }
+    }
+
+    /**
+     * The KCL stages that read a stream another stage writes (clickstream's {@code page-counts}):
+     * waits until their workers have checkpointed everything that stream holds, then matches their
+     * EMF batches to its records, read back from the start (each carries its event's {@code
+     * occurredAt}).
+     */
+    private List<StageFigures> downstream(
+            LocalAws aws,
+            LocalPipeline pipeline,
+            PipelineDefinition definition,
+            String first,
+            Path metrics,
+            long startMillis) {
+        List<StageFigures> figures = new ArrayList<>();
+        Map<String, String> skipped = pipeline.notRunLocally();
+        for (var e : definition.stages().entrySet()) {
+            String name = e.getKey();
+            StageDefinition stage = e.getValue();
+            if (name.equals(first)
+                    || stage.consumer() != dev.sluice.core.definition.ConsumerType.KCL
+                    || skipped.containsKey(name)) {
+                continue;
+            }
+            String input = pipeline.resources().streams().get(stage.input());
+            List<StageFigures.StreamRecord> records = StreamReader.readAll(aws.kinesis(), input);
+            Map<String, String> last = new HashMap<>();
+            for (StageFigures.StreamRecord r : records) {
+                last.merge(
+                        r.shardId(),
+                        r.sequenceNumber(),
+                        (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
+            }
+            err.printf(
+                    java.util.Locale.ROOT,
+                    "waiting for stage '%s' (KCL) to checkpoint %,d records of %s%n",
+                    name,
+                    records.size(),
+                    stage.input());
+            if (!last.isEmpty()) {
+                pipeline.kclWorkers(name).awaitCheckpointed(last, Duration.ofSeconds(90));
+            }
+            figures.add(StageFigures.of(
+                    name,
+                    "kcl",
+                    stage.input(),
+                    records.size(),
+                    StageFigures.sentFrom(records),
+                    EmfBatch.read(metrics, 0, definition.pipeline(), name),
+                    startMillis));
+        }
+        return figures;
     }
 
     private LoadResult runOnAws(
@@ -239,7 +303,8 @@ public final class LoadRun {
                     startMillis,
                     production.seconds,
                     null,
-                    requests);
+                    requests,
+                    List.of());
         }
     }
 
@@ -372,7 +437,8 @@ public final class LoadRun {
             long startMillis,
             double produceSeconds,
             Reconciliation reconciliation,
-            List<LoadResult.Request> requests) {
+            List<LoadResult.Request> requests,
+            List<StageFigures> stages) {
         LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
         histogram = accounting.histogram();
         long events = ledger.size();
@@ -462,7 +528,8 @@ public final class LoadRun {
                 reconciliation != null && reconciliation.reconciled(),
                 requests,
                 costs,
-                settings.day());
+                settings.day(),
+                stages);
     }
 
     /**

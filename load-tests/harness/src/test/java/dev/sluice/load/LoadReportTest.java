@@ -71,7 +71,8 @@ class LoadReportTest {
                 true,
                 requests,
                 costs,
-                false);
+                false,
+                List.of());
     }
 
     @Test

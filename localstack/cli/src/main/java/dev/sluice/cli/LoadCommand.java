@@ -136,7 +136,7 @@ final class LoadCommand implements Command {
         out.printf(
                 Locale.ROOT,
                 "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s"
-                        + " %s%n",
+                        + "%s %s%n",
                 r.events(),
                 r.endToEndSeconds(),
                 r.eventsPerSecond(),
@@ -149,8 +149,34 @@ final class LoadCommand implements Command {
                 r.reconciliation() == null
                         ? "na"
                         : Long.toString(r.reconciliation().duplicates()),
+                stageFields(r),
                 outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
+    }
+
+    /**
+     * Per stage: {@code <stage>_events_per_s= <stage>_p50_ms= <stage>_p99_ms=} (dashes as
+     * underscores), when the run measured more than one stage.
+     */
+    static String stageFields(LoadResult r) {
+        if (r.stages() == null || r.stages().size() < 2) {
+            return "";
+        }
+        StringBuilder fields = new StringBuilder();
+        for (dev.sluice.load.StageFigures f : r.stages()) {
+            String key = f.stage().replace('-', '_');
+            LoadResult.Latency l = f.latency();
+            fields.append(String.format(
+                    Locale.ROOT,
+                    " %s_events_per_s=%.1f %s_p50_ms=%s %s_p99_ms=%s",
+                    key,
+                    f.eventsPerSecond(),
+                    key,
+                    l == null ? "na" : Long.toString(l.p50()),
+                    key,
+                    l == null ? "na" : Long.toString(l.p99())));
+        }
+        return fields.toString();
     }
 
     private void summary(LoadResult r) {
