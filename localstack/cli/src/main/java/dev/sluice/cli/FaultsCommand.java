@@ -112,9 +112,7 @@ final class FaultsCommand implements Command {
                 }
             }
             HopFaultSuite hopSuite = new HopFaultSuite(
-                    aws,
-                    context.loader().load(context.root().resolve("pipelines/clickstream.yaml")),
-                    context.root());
+                    aws, context.loader().load(context.root().resolve("pipelines/clickstream.yaml")), context.root());
             if (!hopChosen.isEmpty() && !hopSuite.available()) {
                 context.out()
                         .println(

@@ -89,9 +89,8 @@ public final class LocalFunction {
             // Lambda runs concurrent invocations
             java.util.function.Supplier<RequestHandler<KinesisEvent, StreamsEventResponse>> twins = () -> {
                 try {
-                    return (RequestHandler<KinesisEvent, StreamsEventResponse>)
-                            FunctionEnvironment.with(environment, () -> type.getConstructor()
-                                    .newInstance());
+                    return (RequestHandler<KinesisEvent, StreamsEventResponse>) FunctionEnvironment.with(
+                            environment, () -> type.getConstructor().newInstance());
                 } catch (Exception e) {
                     throw new IllegalStateException("function " + name + " failed to initialise: " + e, e);
                 }
@@ -169,15 +168,17 @@ public final class LocalFunction {
         KinesisEvent copy = input.fromJson(new ByteArrayInputStream(eventJson.getBytes(StandardCharsets.UTF_8)));
         twinInvocations.incrementAndGet();
         twinRecords.addAndGet(records);
-        LOG.warn("function {}: the same batch of {} records delivered to a second invocation at once (injected)",
-                name, records);
+        LOG.warn(
+                "function {}: the same batch of {} records delivered to a second invocation at once (injected)",
+                name,
+                records);
         return java.util.concurrent.CompletableFuture.runAsync(() -> {
-                    try {
-                        other.handleRequest(copy, new LocalContext(name, timeout));
-                    } catch (RuntimeException e) {
-                        LOG.warn("function {}: the concurrent duplicate invocation failed: {}", name, e.toString());
-                    }
-                });
+            try {
+                other.handleRequest(copy, new LocalContext(name, timeout));
+            } catch (RuntimeException e) {
+                LOG.warn("function {}: the concurrent duplicate invocation failed: {}", name, e.toString());
+            }
+        });
     }
 
     /**
