@@ -212,6 +212,8 @@ class KclStageTest {
                         Map.entry("SLUICE_QUEUE_URL_CLICKS_DLQ", ref(stack.getQueue("clicks-dlq"))),
                         Map.entry("SLUICE_TABLE_PAGE_VIEWS_PER_MINUTE", ref(stack.getTable("page-views-per-minute"))),
                         Map.entry("SLUICE_TABLE_PAGE_CATALOGUE", ref(stack.getTable("page-catalogue"))),
+                        // the deduplicate table behind the re-key hop
+                        Map.entry("SLUICE_TABLE_CLICKS_BY_ID", ref(stack.getTable("clicks-by-id"))),
                         // where records too large for a dead-letter message go (the claim check)
                         Map.entry(
                                 "SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow())));
@@ -297,6 +299,7 @@ class KclStageTest {
                         workerMetrics,
                         getAtt(stack.getTable("page-views-per-minute"), "Arn"),
                         getAtt(stack.getTable("page-catalogue"), "Arn"),
+                        getAtt(stack.getTable("clicks-by-id"), "Arn"),
                         getAtt(stack.getQueue("clicks-dlq"), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn"),
@@ -330,6 +333,9 @@ class KclStageTest {
         assertThat(actions.get(getAtt(stack.getTable("page-views-per-minute"), "Arn")))
                 .containsExactly("dynamodb:GetItem", "dynamodb:UpdateItem");
         assertThat(actions.get(getAtt(stack.getTable("page-catalogue"), "Arn"))).containsExactly("dynamodb:Scan");
+        // the deduplicate table: the conditional put, and the consistent read of a refused one
+        assertThat(actions.get(getAtt(stack.getTable("clicks-by-id"), "Arn")))
+                .containsExactly("dynamodb:GetItem", "dynamodb:PutItem");
         assertThat(actions.get(getAtt(stack.getQueue("clicks-dlq"), "Arn"))).containsExactly("sqs:SendMessage");
         // each key is used for its own store only: read the stream, write tables, send dead letters
         assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn")))

@@ -6,6 +6,7 @@ import dev.sluice.emulators.LocalAwsOptions;
 import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.faults.FaultScenario;
 import dev.sluice.verify.faults.FaultSuite;
+import dev.sluice.verify.faults.HopFaultSuite;
 import dev.sluice.verify.faults.KclFaultSuite;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,10 +60,14 @@ final class FaultsCommand implements Command {
         List<String> kclChosen = only == null
                 ? KclFaultSuite.scenarios()
                 : KclFaultSuite.scenarios().stream().filter(only::equals).toList();
-        if (chosen.isEmpty() && kclChosen.isEmpty()) {
+        List<String> hopChosen = only == null
+                ? HopFaultSuite.scenarios()
+                : HopFaultSuite.scenarios().stream().filter(only::equals).toList();
+        if (chosen.isEmpty() && kclChosen.isEmpty() && hopChosen.isEmpty()) {
             throw new UsageException("unknown scenario '" + only + "' (one of: "
                     + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
-                    + String.join(", ", KclFaultSuite.scenarios()) + ")");
+                    + String.join(", ", KclFaultSuite.scenarios()) + ", "
+                    + String.join(", ", HopFaultSuite.scenarios()) + ")");
         }
         PipelineDefinition payments = context.loader().load(context.root().resolve("pipelines/payments.yaml"));
         context.out()
@@ -110,6 +115,25 @@ final class FaultsCommand implements Command {
                     FaultSuite.Row row = kclRow.row();
                     rows.add(row);
                     kclRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
+                    printOutcome(row);
+                }
+            }
+            HopFaultSuite hopSuite = new HopFaultSuite(
+                    aws, context.loader().load(context.root().resolve("pipelines/clickstream.yaml")), context.root());
+            if (!hopChosen.isEmpty() && !hopSuite.available()) {
+                context.out()
+                        .println(
+                                "  re-key hop scenarios skipped: the KCL app is not built (./mvnw -B package -pl functions/kcl -am)");
+            } else {
+                for (String scenario : hopChosen) {
+                    context.out()
+                            .printf(
+                                    Locale.ROOT,
+                                    "  running %-24s %s …%n",
+                                    scenario,
+                                    HopFaultSuite.description(scenario));
+                    FaultSuite.Row row = hopSuite.run(scenario, Math.min(events, 600));
+                    rows.add(row);
                     printOutcome(row);
                 }
             }

@@ -36,6 +36,7 @@ public final class FaultPlan {
     private final String stage;
     private final FaultInjector injector = new FaultInjector();
     private final Set<Integer> crashes = new TreeSet<>();
+    private final Set<Integer> twins = new TreeSet<>();
     private final List<Action> actions = new ArrayList<>();
     private final AtomicInteger actionsDone = new AtomicInteger();
     private double resendShare;
@@ -97,6 +98,19 @@ public final class FaultPlan {
     public FaultPlan crashAfterWrites(Integer... invocations) {
         crashes.addAll(List.of(invocations));
         return this;
+    }
+
+    /**
+     * Plans concurrent duplicates: the given invocations (1-based) are delivered at the same moment
+     * to a second execution environment of the function, which writes the same batch concurrently.
+     */
+    public FaultPlan deliverTwiceAtOnce(Integer... invocations) {
+        twins.addAll(List.of(invocations));
+        return this;
+    }
+
+    Set<Integer> twins() {
+        return twins;
     }
 
     /** Plans an action once half the events are produced. */
@@ -235,6 +249,7 @@ public final class FaultPlan {
     public int plannedCount() {
         return injector.planned().size()
                 + crashes.size()
+                + twins.size()
                 + actions.size()
                 + (resendShare > 0 ? 1 : 0)
                 + (revocation != null ? 1 : 0)

@@ -254,6 +254,12 @@ public final class FaultSuite {
                         0.02,
                         plan -> plan.aggregate(8 * 1024).corruptAggregates(3)),
                 new FaultScenario(
+                        "lambda-concurrent-duplicate",
+                        "the same batch delivered to two invocations at once",
+                        n,
+                        0.02,
+                        plan -> plan.deliverTwiceAtOnce(2, 4)),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once, the IAM scenarios aside",
                         n,
@@ -286,6 +292,7 @@ public final class FaultSuite {
             plan.aggregate(SUITE_AGGREGATE_BYTES);
         }
         pipeline.function(stageName).crashAfterWrites(plan.crashes());
+        pipeline.function(stageName).deliverTwiceAtOnce(plan.twins());
         String stream = pipeline.resources().streams().get(stage.input());
         Set<String> refused = new HashSet<>();
         List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
@@ -488,22 +495,27 @@ public final class FaultSuite {
         Reconciliation r =
                 new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, resources, stage, refused);
         LakeOrder.Result order = new LakeOrder(aws.s3()).check(ledger, resources.bucket(), lakePrefix, 3);
-        // the mapping counts Kinesis records; with aggregated input the stage's own figures count user records
+        // the mapping counts Kinesis records; with aggregated input the stage's own figures count user
+        // records (a twin invocation's included); a twin delivery of plain records is counted apart
         long deliveries = plan.aggregateBytes() > 0
                 ? metricSum(metrics, EmfMetrics.RECORDS)
                 : pipeline.allMappings().stream()
-                        .mapToLong(m -> m.stats().recordsInvoked())
-                        .sum();
+                                .mapToLong(m -> m.stats().recordsInvoked())
+                                .sum()
+                        + pipeline.function(plan.stage()).twinRecords();
         long absorbed = absorbed(metrics);
         long effects = r.lake() - r.duplicates() + r.deadLettered();
         long distinct = r.produced();
         int planned = plan.plannedCount();
-        int fired =
-                plan.injector().fired().size() + pipeline.function(plan.stage()).crashes() + plan.actionsDone();
+        int fired = plan.injector().fired().size()
+                + pipeline.function(plan.stage()).crashes()
+                + pipeline.function(plan.stage()).twinInvocations()
+                + plan.actionsDone();
         // throttling, 5xx and time-outs are retried inside the SDK first; the other faults reach the
         // event-source mapping, which must deliver again
         boolean redeliveryExpected = planned > 0
                 && (!plan.crashes().isEmpty()
+                        || !plan.twins().isEmpty()
                         || plan.resendShare() > 0
                         || plan.actions().contains(Action.KILL_RUNNER)
                         || plan.injector().planned().stream()
