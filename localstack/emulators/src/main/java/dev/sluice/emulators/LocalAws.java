@@ -192,6 +192,13 @@ public final class LocalAws implements AutoCloseable {
             gates.get(Emulator.DYNAMODB).backendPort(dynalite.port());
             gates.get(Emulator.S3).backendPort(s3Proxy.port());
             gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            if (options.limits()) {
+                dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
+                kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
+                        java.time.InstantSource.system(),
+                        stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID),
+                        ACCOUNT_ID));
+            }
             // the stack's own clients (the local administrator) go through the gates like every other
             kinesis = track(kinesisClient(kinesisEndpoint()));
             dynamoDb = track(dynamoDbClient(dynamoDbEndpoint()));
@@ -564,6 +571,20 @@ public final class LocalAws implements AutoCloseable {
     private URI gatedEndpoint(Emulator emulator, int port) {
         dev.sluice.emulators.iam.AccessGate gate = gates.get(emulator);
         return endpoint(gate == null ? port : gate.port());
+    }
+
+    /**
+     * The Kinesis per-shard quotas the Kinesis gate enforces, if any: on with the access gates unless
+     * {@link LocalAwsOptions#limits()} is off.
+     */
+    public java.util.Optional<dev.sluice.emulators.limits.KinesisLimits> kinesisLimits() {
+        dev.sluice.emulators.iam.AccessGate gate = gates.get(Emulator.KINESIS);
+        return java.util.Optional.ofNullable(gate == null ? null : gate.limits());
+    }
+
+    /** Whether AWS's limits are enforced ({@link #kinesisLimits()}). */
+    public boolean limitsEnforced() {
+        return kinesisLimits().isPresent();
     }
 
     /** Whether every request passes an access gate that enforces IAM ({@link #accessControl()}). */
