@@ -46,7 +46,7 @@ class KinesisLimitsIT {
         aws = LocalAws.start(LocalAwsOptions.builder().accessGates(false).build());
         gate = AccessGate.bind(AwsService.KINESIS, "us-east-1", LocalAws.ACCOUNT_ID, new AccessControl("test"));
         gate.backendPort(aws.kinesisEndpoint().getPort());
-        if (false) gate.limits(new KinesisLimits(CLOCK, stream -> gate.listShards(stream, "test"), LocalAws.ACCOUNT_ID));
+        gate.limits(new KinesisLimits(CLOCK, stream -> gate.listShards(stream, "test"), LocalAws.ACCOUNT_ID));
         kinesis = KinesisClient.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + gate.port()))
                 .region(Region.US_EAST_1)
