@@ -149,7 +149,8 @@ public final class LoadRun {
                                 EnvironmentNames.PIPELINE_FILE,
                                 settings.definition().toAbsolutePath().toString()))
                         .start()) {
-            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws);
+            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws) + " "
+                    + dev.sluice.local.limits.LocalLimits.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();

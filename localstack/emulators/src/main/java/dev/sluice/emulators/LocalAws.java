@@ -186,18 +186,27 @@ public final class LocalAws implements AutoCloseable {
                                 accessControl));
             }
         }
+        if (!options.accessGates() && options.limits()) {
+            // IAM off, limits on: only Kinesis sits behind a gate, which lets every key through
+            dev.sluice.emulators.iam.AccessControl allowAll = new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
+            allowAll.authorizer((key, call) -> dev.sluice.emulators.iam.Decision.ALLOWED);
+            gates.put(
+                    Emulator.KINESIS,
+                    dev.sluice.emulators.iam.AccessGate.bind(
+                            dev.sluice.emulators.iam.AwsService.KINESIS, options.region(), ACCOUNT_ID, allowAll));
+        }
         startEmulators();
+        if (!options.accessGates() && options.limits()) {
+            gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
+            enforceLimits();
+        }
         if (options.accessGates()) {
             gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
             gates.get(Emulator.DYNAMODB).backendPort(dynalite.port());
             gates.get(Emulator.S3).backendPort(s3Proxy.port());
             gates.get(Emulator.SQS).backendPort(elasticMq.port());
             if (options.limits()) {
-                dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
-                kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
-                        java.time.InstantSource.system(),
-                        stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID),
-                        ACCOUNT_ID));
+                enforceLimits();
             }
             // the stack's own clients (the local administrator) go through the gates like every other
             kinesis = track(kinesisClient(kinesisEndpoint()));
@@ -205,6 +214,13 @@ public final class LocalAws implements AutoCloseable {
             s3 = track(s3Client(s3Endpoint()));
             sqs = track(sqsClient(sqsEndpoint()));
         }
+    }
+
+    /** The Kinesis gate enforces Kinesis's per-shard quotas on the wall clock. */
+    private void enforceLimits() {
+        dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
+        kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
+                java.time.InstantSource.system(), stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID), ACCOUNT_ID));
     }
 
     private <T extends AutoCloseable> T track(T client) {
@@ -589,7 +605,7 @@ public final class LocalAws implements AutoCloseable {
 
     /** Whether every request passes an access gate that enforces IAM ({@link #accessControl()}). */
     public boolean iamEnforced() {
-        return !gates.isEmpty();
+        return options.accessGates() && !gates.isEmpty();
     }
 
     /**
