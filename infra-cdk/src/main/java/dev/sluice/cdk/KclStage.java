@@ -1,7 +1,8 @@
 package dev.sluice.cdk;
 
+import dev.sluice.aws.StageAccess;
+import dev.sluice.aws.access.Access;
 import dev.sluice.aws.access.KclAccess;
-import dev.sluice.aws.access.StageAccess;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
@@ -282,7 +283,7 @@ public final class KclStage extends Construct {
         StageGrants grants = new StageGrants(stack, leaseTable, applicationName);
         grants.grant(
                 role,
-                StageAccess.merge(java.util.stream.Stream.concat(
+                Access.merge(java.util.stream.Stream.concat(
                                 StageAccess.of(stack.getDefinition(), stageName).stream(),
                                 KclAccess.of(stage.input(), applicationName).stream())
                         .toList()));

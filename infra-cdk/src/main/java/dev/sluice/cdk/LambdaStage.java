@@ -1,7 +1,7 @@
 package dev.sluice.cdk;
 
+import dev.sluice.aws.StageAccess;
 import dev.sluice.aws.access.Access;
-import dev.sluice.aws.access.StageAccess;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.FunctionDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -226,7 +226,7 @@ public final class LambdaStage extends Construct {
     public static List<Access> access(PipelineDefinition definition, String stageName) {
         List<Access> all = new java.util.ArrayList<>(StageAccess.of(definition, stageName));
         all.addAll(eventSourceMappingAccess(definition.stage(stageName)));
-        return StageAccess.merge(all);
+        return Access.merge(all);
     }
 
     /**
@@ -236,7 +236,7 @@ public final class LambdaStage extends Construct {
      * destination).
      */
     static List<Access> eventSourceMappingAccess(StageDefinition stage) {
-        return StageAccess.merge(List.of(
+        return Access.merge(List.of(
                 Access.stream(stage.input(), EVENT_SOURCE_STREAM_ACTIONS.toArray(String[]::new)),
                 Access.key("kinesis", "kms:Decrypt"),
                 Access.queue(stage.failure().deadLetterQueue(), "sqs:SendMessage"),

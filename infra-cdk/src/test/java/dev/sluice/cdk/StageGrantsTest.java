@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.aws.StageAccess;
 import dev.sluice.aws.access.Access;
 import dev.sluice.aws.access.KclAccess;
-import dev.sluice.aws.access.StageAccess;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,7 +113,7 @@ class StageGrantsTest {
         for (PipelineStack stack : stacks) {
             for (KclStage stage : stack.getKclStages().values()) {
                 StageGrants grants = new StageGrants(stack, stage.getLeaseTable(), stage.getApplicationName());
-                List<Access> declared = StageAccess.merge(java.util.stream.Stream.concat(
+                List<Access> declared = Access.merge(java.util.stream.Stream.concat(
                                 StageAccess.of(stack.getDefinition(), stage.getStageName()).stream(),
                                 KclAccess.of(
                                         stack.getDefinition()

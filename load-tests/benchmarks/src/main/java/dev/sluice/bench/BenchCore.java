@@ -30,7 +30,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * {@code ./sluice bench core}: runs {@link StageChainBenchmark}'s chain and baseline in one JMH run
  * (one fork each, single thread), prints a table and ends with one machine-readable line:
  *
- * <pre>RESULT chain_events_per_s=N baseline_events_per_s=N ratio=R</pre>
+ * <pre>RESULT chain_events_per_s=N baseline_events_per_s=N ratio=R chain_bytes_per_event=N baseline_bytes_per_event=N</pre>
+ *
+ * <p>(the last two: JMH's {@code gc.alloc.rate.norm} per event, from its GC profiler)
  *
  * <p>{@code --quick} is a ~20 s smoke run; {@code --profile} runs only the chain under Flight
  * Recorder and JMH's GC profiler and summarises where the time goes.
@@ -179,8 +181,10 @@ public final class BenchCore {
 
     /** Chain and baseline side by side. */
     private static int compare(Settings settings, String stage, PrintStream out) throws RunnerException {
-        Collection<RunResult> results =
-                new Runner(options(settings, stage, "chain|baseline").build()).run();
+        Collection<RunResult> results = new Runner(options(settings, stage, "chain|baseline")
+                        .addProfiler(GCProfiler.class)
+                        .build())
+                .run();
         Result<?> chain = primary(results, "chain");
         Result<?> baseline = primary(results, "baseline");
         double ratio = chain.getScore() / baseline.getScore();
@@ -198,14 +202,24 @@ public final class BenchCore {
         row(out, "chain", chain, ratio, describe(settings.pipeline(), stage));
         row(out, "baseline", baseline, 1.0, "Jackson readTree + writeValueAsBytes of the same bytes, nothing else");
         out.println("(error: half-width of JMH's 99.9 % confidence interval)");
+        double chainBytes = allocation(results, "chain");
+        double baselineBytes = allocation(results, "baseline");
         out.printf(
                 Locale.ROOT,
-                "RESULT chain_events_per_s=%d baseline_events_per_s=%d ratio=%.2f%n",
-                Math.round(chain.getScore()),
-                Math.round(baseline.getScore()),
-                ratio);
+                "allocation: chain %,.0f bytes per event, baseline %,.0f (gc.alloc.rate.norm)%n",
+                chainBytes,
+                baselineBytes);
         Path directory = BenchReport.write(results, settings, stage, describe(settings.pipeline(), stage));
         out.println("report: " + directory.resolve("report.html"));
+        out.printf(
+                Locale.ROOT,
+                "RESULT chain_events_per_s=%d baseline_events_per_s=%d ratio=%.2f chain_bytes_per_event=%d"
+                        + " baseline_bytes_per_event=%d%n",
+                Math.round(chain.getScore()),
+                Math.round(baseline.getScore()),
+                ratio,
+                Math.round(chainBytes),
+                Math.round(baselineBytes));
         return 0;
     }
 
@@ -256,6 +270,17 @@ public final class BenchCore {
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("JMH returned no result for " + name))
                 .getPrimaryResult();
+    }
+
+    /** Bytes allocated per event (JMH's {@code gc.alloc.rate.norm}); NaN if the profiler gave none. */
+    private static double allocation(Collection<RunResult> results, String method) {
+        String name = StageChainBenchmark.class.getName() + "." + method;
+        return results.stream()
+                .filter(r -> r.getParams().getBenchmark().equals(name))
+                .findFirst()
+                .map(r -> r.getSecondaryResults().get("gc.alloc.rate.norm"))
+                .map(Result::getScore)
+                .orElse(Double.NaN);
     }
 
     private static void row(PrintStream out, String name, Result<?> result, double ratio, String what) {

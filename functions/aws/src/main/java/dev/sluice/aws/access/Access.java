@@ -128,4 +128,30 @@ public record Access(Target target, String name, String scope, List<String> acti
     public String toString() {
         return target + (name.isEmpty() ? "" : " " + name) + (scope.isEmpty() ? "" : " " + scope) + " " + actions;
     }
+
+    /** One access per resource, with the union of the actions declared on it, sorted by resource. */
+    public static List<Access> merge(List<Access> accesses) {
+        List<Access> merged = new java.util.ArrayList<>();
+        for (Access access : accesses) {
+            int i = indexOf(merged, access);
+            if (i < 0) {
+                merged.add(access);
+            } else {
+                merged.set(i, merged.get(i).plus(access.actions()));
+            }
+        }
+        merged.sort(java.util.Comparator.comparing(Access::target)
+                .thenComparing(Access::name)
+                .thenComparing(Access::scope));
+        return List.copyOf(merged);
+    }
+
+    private static int indexOf(List<Access> accesses, Access access) {
+        for (int i = 0; i < accesses.size(); i++) {
+            if (accesses.get(i).sameResource(access)) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }

@@ -43,7 +43,7 @@ public final class KclAccess {
 
     /** What the workers of the KCL application {@code application} call, reading {@code stream}. */
     public static List<Access> of(String stream, String application) {
-        return StageAccess.merge(List.of(
+        return Access.merge(List.of(
                 Access.stream(
                         stream,
                         "kinesis:DescribeStreamSummary",

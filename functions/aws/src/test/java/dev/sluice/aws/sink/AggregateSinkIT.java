@@ -191,7 +191,19 @@ class AggregateSinkIT {
                 Callable<Long> consumer = () -> {
                     long total = 0;
                     for (int from = 1; from <= 40; from += 4) {
-                        total += sink.write(batch(shard, from, from + 3)).applied();
+                        // as the event-source mapping does: a retryable failure (the item stayed
+                        // contended for every attempt) delivers the same batch again
+                        while (true) {
+                            try {
+                                total +=
+                                        sink.write(batch(shard, from, from + 3)).applied();
+                                break;
+                            } catch (SinkException e) {
+                                if (!e.retryable()) {
+                                    throw e;
+                                }
+                            }
+                        }
                     }
                     return total;
                 };

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.sluice.core.json.JsonEdits;
 import dev.sluice.core.pii.PiiField.Action;
 import dev.sluice.core.pii.SchemaWalker.Each;
 import dev.sluice.core.pii.SchemaWalker.Name;
@@ -132,13 +133,50 @@ public final class PiiPolicy {
      * @throws IllegalArgumentException if the policy tokenises and {@code tokenizer} is null
      */
     public void apply(ObjectNode event, Tokenizer tokenizer) {
+        apply(event, tokenizer, null);
+    }
+
+    /**
+     * As {@link #apply(ObjectNode, Tokenizer)}, recording each replaced value in {@code edits} (a
+     * removed field, or a replaced value that was not a located string, makes them not intact).
+     *
+     * @param edits where the changes are recorded, or {@code null}
+     */
+    public void apply(ObjectNode event, Tokenizer tokenizer, JsonEdits edits) {
         if (tokenizes && tokenizer == null) {
             throw new IllegalArgumentException("this policy tokenises " + tokenizedPaths() + " and needs a Tokenizer");
         }
-        applyToObject(root, event, tokenizer);
+        applyToObject(root, event, tokenizer, edits);
     }
 
-    private static void applyToObject(Node node, ObjectNode object, Tokenizer tokenizer) {
+    /**
+     * The member names under which this policy changes string values, for {@link
+     * dev.sluice.core.json.LocatingNodeFactory}; {@code null} when it may change array elements or
+     * properties it does not name (every string must then be located).
+     */
+    public Set<String> changedNames() {
+        Set<String> names = new HashSet<>();
+        return collectNames(root, names) ? names : null;
+    }
+
+    /** Adds the names under which values change; false if some change is not under a name. */
+    private static boolean collectNames(Node node, Set<String> names) {
+        if (node.others.length > 0 || node.each != null) {
+            return false;
+        }
+        for (int i = 0; i < node.names.length; i++) {
+            Node child = node.named[i];
+            if (child.action != null) {
+                // a value that is an object or an array has unlocated strings: its edits are not intact
+                names.add(node.names[i]);
+            } else if (!collectNames(child, names)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void applyToObject(Node node, ObjectNode object, Tokenizer tokenizer, JsonEdits edits) {
         String[] names = node.names;
         for (int i = 0; i < names.length; i++) {
             JsonNode value = object.get(names[i]);
@@ -147,14 +185,15 @@ public final class PiiPolicy {
             }
             Node child = node.named[i];
             if (child.action == Action.DROP) {
+                invalidate(edits);
                 object.remove(names[i]);
             } else if (child.action != null) {
-                JsonNode replacement = transform(value, child.action, tokenizer);
+                JsonNode replacement = transform(value, child.action, tokenizer, edits);
                 if (replacement != value) {
                     object.set(names[i], replacement);
                 }
             } else {
-                descend(child, value, tokenizer);
+                descend(child, value, tokenizer, edits);
             }
         }
         for (OtherChild other : node.others) {
@@ -166,31 +205,33 @@ public final class PiiPolicy {
                     continue;
                 }
                 if (child.action == Action.DROP) {
+                    invalidate(edits);
                     it.remove();
                 } else if (child.action != null) {
-                    JsonNode replacement = transform(value, child.action, tokenizer);
+                    JsonNode replacement = transform(value, child.action, tokenizer, edits);
                     if (replacement != value) {
                         property.setValue(replacement);
                     }
                 } else {
-                    descend(child, value, tokenizer);
+                    descend(child, value, tokenizer, edits);
                 }
             }
         }
     }
 
-    private static void descend(Node node, JsonNode value, Tokenizer tokenizer) {
+    private static void descend(Node node, JsonNode value, Tokenizer tokenizer, JsonEdits edits) {
         if (value instanceof ObjectNode object) {
             if (node.hasPropertyChildren) {
-                applyToObject(node, object, tokenizer);
+                applyToObject(node, object, tokenizer, edits);
             }
         } else if (value instanceof ArrayNode array && node.each != null) {
-            applyToElements(node.each, array, tokenizer);
+            applyToElements(node.each, array, tokenizer, edits);
         }
     }
 
-    private static void applyToElements(Node each, ArrayNode array, Tokenizer tokenizer) {
+    private static void applyToElements(Node each, ArrayNode array, Tokenizer tokenizer, JsonEdits edits) {
         if (each.action == Action.DROP) {
+            invalidate(edits);
             array.removeAll();
             return;
         }
@@ -200,12 +241,12 @@ public final class PiiPolicy {
                 continue;
             }
             if (each.action != null) {
-                JsonNode replacement = transform(element, each.action, tokenizer);
+                JsonNode replacement = transform(element, each.action, tokenizer, edits);
                 if (replacement != element) {
                     array.set(i, replacement);
                 }
             } else {
-                descend(each, element, tokenizer);
+                descend(each, element, tokenizer, edits);
             }
         }
     }
@@ -214,12 +255,12 @@ public final class PiiPolicy {
      * The tokenised or masked form of a value: a new text node for a scalar; for an object or array,
      * the same node with every scalar inside transformed.
      */
-    private static JsonNode transform(JsonNode value, Action action, Tokenizer tokenizer) {
+    private static JsonNode transform(JsonNode value, Action action, Tokenizer tokenizer, JsonEdits edits) {
         if (value instanceof ObjectNode object) {
             for (Map.Entry<String, JsonNode> property : object.properties()) {
                 JsonNode member = property.getValue();
                 if (member != null && !member.isNull()) {
-                    JsonNode replacement = transform(member, action, tokenizer);
+                    JsonNode replacement = transform(member, action, tokenizer, edits);
                     if (replacement != member) {
                         property.setValue(replacement);
                     }
@@ -231,7 +272,7 @@ public final class PiiPolicy {
             for (int i = 0; i < array.size(); i++) {
                 JsonNode element = array.get(i);
                 if (element != null && !element.isNull()) {
-                    JsonNode replacement = transform(element, action, tokenizer);
+                    JsonNode replacement = transform(element, action, tokenizer, edits);
                     if (replacement != element) {
                         array.set(i, replacement);
                     }
@@ -240,7 +281,17 @@ public final class PiiPolicy {
             return array;
         }
         String text = value.isTextual() ? value.textValue() : value.asText();
-        return TextNode.valueOf(action == Action.TOKENIZE ? tokenizer.token(text) : Masker.mask(text));
+        String replaced = action == Action.TOKENIZE ? tokenizer.token(text) : Masker.mask(text);
+        if (edits != null) {
+            edits.replace(value, replaced);
+        }
+        return TextNode.valueOf(replaced);
+    }
+
+    private static void invalidate(JsonEdits edits) {
+        if (edits != null) {
+            edits.invalidate();
+        }
     }
 
     private List<String> tokenizedPaths() {

@@ -40,6 +40,11 @@ final class AggregateStep implements Step {
     }
 
     @Override
+    public boolean keepsBytes() {
+        return true; // reads the event only
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
         if (batch == null) {
             throw new IllegalStateException("aggregate step used outside a batch");

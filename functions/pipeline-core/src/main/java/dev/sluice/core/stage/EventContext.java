@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
+import dev.sluice.core.json.JsonEdits;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ public final class EventContext {
     private boolean dropped;
     private List<String> routes;
     private List<DeadLetter> sideOutputs;
+    private final JsonEdits edits = new JsonEdits();
 
     EventContext(InboundRecord record, ObjectNode event) {
         this.record = record;
@@ -49,6 +51,14 @@ public final class EventContext {
             }
         }
         return occurredAt;
+    }
+
+    /**
+     * The changes made to the event so far, as edits of the record's bytes; steps that change the
+     * tree record them here (or the chain marks them not intact).
+     */
+    public JsonEdits edits() {
+        return edits;
     }
 
     /** Ends the event's way through the chain without an error (a filter said no). */

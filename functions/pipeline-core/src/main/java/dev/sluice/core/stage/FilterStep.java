@@ -15,6 +15,11 @@ final class FilterStep implements Step {
     }
 
     @Override
+    public boolean keepsBytes() {
+        return true; // reads the event only
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
         try {
             if (!when.test(context.event())) {

@@ -20,8 +20,13 @@ final class MaskStep implements Step {
     }
 
     @Override
+    public boolean keepsBytes() {
+        return true; // each replaced value is recorded in the context's edits
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
-        policy.apply(context.event(), tokenizer);
+        policy.apply(context.event(), tokenizer, context.edits());
         return null;
     }
 }

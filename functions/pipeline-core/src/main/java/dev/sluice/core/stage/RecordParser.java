@@ -8,10 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.json.LocatedTextNode;
+import dev.sluice.core.json.LocatingNodeFactory;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Reads a record's bytes as exactly one JSON object, with one reading only: what every sink later
@@ -31,17 +34,43 @@ public final class RecordParser {
     private static final int CLEAN_WITH_SURROGATE_ESCAPE = -2;
 
     private final ObjectReader reader;
+    private final boolean locating;
 
     public RecordParser(ObjectMapper mapper) {
-        this(Objects.requireNonNull(mapper, "mapper")
-                .reader()
-                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+        this(strict(mapper));
+    }
+
+    /**
+     * A parser whose trees carry the byte ranges of the string values under these member names
+     * ({@link LocatedTextNode}, for {@link dev.sluice.core.json.JsonEdits}); {@code null} locates
+     * every string. The trees are equal to those of {@link #RecordParser(ObjectMapper)}.
+     */
+    public RecordParser(ObjectMapper mapper, Set<String> locatedNames) {
+        this(
+                strict(mapper)
+                        .with(new LocatingNodeFactory(
+                                !mapper.getNodeFactory().willStripTrailingBigDecimalZeroes(), locatedNames)),
+                true);
     }
 
     /** A parser reading with exactly this reader (tests build deliberately broken ones). */
     RecordParser(ObjectReader reader) {
+        this(reader, false);
+    }
+
+    private RecordParser(ObjectReader reader, boolean locating) {
         this.reader = reader;
+        this.locating = locating;
+    }
+
+    private static ObjectReader strict(ObjectMapper mapper) {
+        return Objects.requireNonNull(mapper, "mapper")
+                .reader()
+                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                // duplicates are found by the tree's own map as it is built, not by a name set the
+                // parser keeps for every object (JsonParser.Feature.STRICT_DUPLICATE_DETECTION): the
+                // same refusal, without allocating a hash set per object of every record
+                .with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
     }
 
     /** Why a record's bytes have no single JSON-object reading. */
@@ -68,11 +97,11 @@ public final class RecordParser {
         }
         JsonNode parsed;
         try {
-            parsed = reader.readTree(data);
+            parsed = locating ? readLocated(data) : reader.readTree(data);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null || at.getByteOffset() < 0 ? "" : " at byte " + at.getByteOffset();
-            throw new MalformedRecordException(firstLine(e.getOriginalMessage()) + where);
+            throw new MalformedRecordException(withoutJacksonTerms(firstLine(e.getOriginalMessage())) + where);
         } catch (IOException e) {
             throw new MalformedRecordException(firstLine(String.valueOf(e.getMessage())));
         }
@@ -88,6 +117,21 @@ public final class RecordParser {
             }
         }
         return event;
+    }
+
+    private JsonNode readLocated(byte[] data) throws IOException {
+        try (JsonParser parser = reader.createParser(data)) {
+            LocatingNodeFactory.reading(parser);
+            return reader.readTree(parser);
+        } finally {
+            LocatingNodeFactory.reading(null);
+        }
+    }
+
+    /** "Duplicate field 'a'" rather than Jackson's "... for `ObjectNode`: not allowed when ...". */
+    private static String withoutJacksonTerms(String message) {
+        int jackson = message.startsWith("Duplicate field ") ? message.indexOf(" for `ObjectNode`") : -1;
+        return jackson < 0 ? message : message.substring(0, jackson);
     }
 
     private static String firstLine(String message) {

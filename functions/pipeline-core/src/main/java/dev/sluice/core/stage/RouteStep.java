@@ -21,6 +21,11 @@ final class RouteStep implements Step {
     }
 
     @Override
+    public boolean keepsBytes() {
+        return true; // reads the event only
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
         try {
             for (Rule rule : rules) {

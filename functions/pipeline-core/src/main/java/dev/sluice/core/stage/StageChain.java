@@ -14,6 +14,7 @@ import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.expr.EventExpressions;
+import dev.sluice.core.json.JsonEdits;
 import dev.sluice.core.pii.PiiPolicy;
 import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.pii.Tokenizer;
@@ -56,9 +57,10 @@ public final class StageChain {
             Clock clock,
             List<Step> steps,
             int maxRecordBytes,
-            List<ReferenceCache> references) {
+            List<ReferenceCache> references,
+            Set<String> locatedNames) {
         this.stageName = stageName;
-        this.parser = new RecordParser(mapper);
+        this.parser = new RecordParser(mapper, locatedNames);
         this.clock = clock;
         this.steps = List.copyOf(steps);
         this.maxRecordBytes = maxRecordBytes;
@@ -95,6 +97,8 @@ public final class StageChain {
         Set<String> enriched = new HashSet<>();
         List<ReferenceCache> caches = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
+        // the strings whose edits can be spliced into the record's bytes (null: every string)
+        Set<String> located = new HashSet<>(Set.of(Envelope.INGESTED_AT));
         for (StepDefinition step : stage.steps()) {
             switch (step.type()) {
                 case VALIDATE ->
@@ -109,6 +113,12 @@ public final class StageChain {
                                     null)
                             : null;
                     steps.add(new MaskStep(policy, tokenizer));
+                    Set<String> changed = policy.changedNames();
+                    if (changed == null || located == null) {
+                        located = null;
+                    } else {
+                        located.addAll(changed);
+                    }
                 }
                 case FILTER ->
                     steps.add(new FilterStep(
@@ -137,7 +147,7 @@ public final class StageChain {
                 case ROUTE -> steps.add(route(schema, enriched, step));
             }
         }
-        return new StageChain(stageName, services.mapper(), services.clock(), steps, MAX_RECORD_BYTES, caches);
+        return new StageChain(stageName, services.mapper(), services.clock(), steps, MAX_RECORD_BYTES, caches, located);
     }
 
     /** The secret name a mask step uses when it names none. */
@@ -194,6 +204,7 @@ public final class StageChain {
     public BatchOutcome process(List<InboundRecord> records) {
         BatchOutcome.Builder outcome = new BatchOutcome.Builder(records.size());
         String ingestedAt = OffsetDateTime.now(clock).toString();
+        JsonEdits.Stamp stamp = new JsonEdits.Stamp(Envelope.INGESTED_AT, ingestedAt);
         List<Step> batchSteps = new ArrayList<>(steps.size());
         for (Step step : steps) {
             batchSteps.add(step.forBatch());
@@ -205,7 +216,7 @@ public final class StageChain {
                 if (context.dropped()) {
                     outcome.filtered();
                 } else {
-                    Object accepted = accept(context, ingestedAt);
+                    Object accepted = accept(context, ingestedAt, stamp);
                     if (accepted instanceof ProcessedEvent event) {
                         outcome.accept(event);
                     } else {
@@ -248,6 +259,9 @@ public final class StageChain {
             if (rejected != null) {
                 return rejected;
             }
+            if (!step.keepsBytes()) {
+                context.edits().invalidate();
+            }
             if (context.dropped()) {
                 break;
             }
@@ -255,7 +269,7 @@ public final class StageChain {
         return context;
     }
 
-    private Object accept(EventContext context, String ingestedAt) {
+    private Object accept(EventContext context, String ingestedAt, JsonEdits.Stamp stamp) {
         InboundRecord record = context.record();
         ObjectNode event = context.event();
         Instant occurredAt = context.occurredAt();
@@ -272,6 +286,8 @@ public final class StageChain {
         if (eventId == null || !eventId.isTextual() || eventId.textValue().isEmpty()) {
             return new DeadLetter(record, ReasonCode.SCHEMA_INVALID, "$.eventId is required");
         }
+        JsonEdits edits = context.edits();
+        edits.stamp(record.data(), event.get(Envelope.INGESTED_AT), event.size(), stamp);
         event.put(Envelope.INGESTED_AT, ingestedAt);
         JsonNode key = event.get(Envelope.KEY);
         return new ProcessedEvent(
@@ -280,6 +296,7 @@ public final class StageChain {
                 key != null && key.isTextual() ? key.textValue() : record.partitionKey(),
                 occurredAt,
                 event,
-                context.routes());
+                context.routes(),
+                edits.apply(record.data()));
     }
 }

@@ -18,6 +18,16 @@ public interface Step {
      */
     DeadLetter apply(EventContext context);
 
+    /**
+     * Whether the step leaves the event's tree as it was, or records each change it makes in the
+     * context's {@link EventContext#edits() edits}: then the chain can hand the sinks the record's
+     * own bytes with those edits spliced in, instead of serialising the tree again. A step that says
+     * {@code false} (the default, always safe) makes the chain serialise the tree.
+     */
+    default boolean keepsBytes() {
+        return false;
+    }
+
     /** The instance that handles one batch: this one, unless the step keeps per-batch state. */
     default Step forBatch() {
         return this;

@@ -21,6 +21,11 @@ final class ValidateStep implements Step {
     }
 
     @Override
+    public boolean keepsBytes() {
+        return true; // reads the event only
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
         InboundRecord record = context.record();
         ObjectNode event = context.event();

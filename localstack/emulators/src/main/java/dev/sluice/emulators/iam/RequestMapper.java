@@ -66,6 +66,8 @@ public final class RequestMapper {
             case DYNAMODB -> dynamoDb(request);
             case S3 -> s3(request);
             case SQS -> sqs(request);
+            case SECRETS_MANAGER, KMS, CLOUDWATCH, LOGS ->
+                throw new IllegalArgumentException("no access gate fronts " + service);
         };
     }
 

@@ -95,6 +95,7 @@ public final class AccessModel {
     private final Map<String, String> logGroupByFunction = new LinkedHashMap<>();
     private final List<String> unresolved = new ArrayList<>();
     private final Map<String, String> renamedApplications = new LinkedHashMap<>();
+    private final Map<String, String> arnsByLogicalId = new LinkedHashMap<>();
 
     private AccessModel(String stackName, String region, String account) {
         this.stackName = stackName;
@@ -154,6 +155,10 @@ public final class AccessModel {
                 locals.put(resource.logicalId(), shadow(resource));
             }
         });
+        locals.forEach((id, local) -> {
+            String arn = local.attributes().get("Arn");
+            arnsByLogicalId.put(id, arn != null && arn.startsWith("arn:") ? arn : local.ref());
+        });
         Intrinsics intrinsics = new Intrinsics(template, locals, region, account);
         Map<String, List<NamedPolicy>> inline = new LinkedHashMap<>();
         for (CloudFormationTemplate.Resource resource : template.resources().values()) {
@@ -194,7 +199,10 @@ public final class AccessModel {
                     }
                 }
                 case "AWS::Kinesis::ResourcePolicy" -> {
-                    String arn = resolveText(intrinsics, resource.property("ResourceARN"), where);
+                    // CloudFormation's property is ResourceArn
+                    JsonNode target = resource.property("ResourceArn");
+                    String arn = resolveText(
+                            intrinsics, target.isMissingNode() ? resource.property("ResourceARN") : target, where);
                     if (arn != null) {
                         resourcePolicies.put(arn, document(intrinsics, resource.property("ResourcePolicy"), where));
                     }
@@ -563,6 +571,14 @@ public final class AccessModel {
     public boolean knows(String arn) {
         String owner = owner(arn);
         return resourcePolicies.containsKey(owner) || keysByResource.containsKey(owner);
+    }
+
+    /**
+     * The local ARN of a template resource, provisioned or AWS-only (a dashboard, an alarm, a log
+     * group, a key, a secret...), as the policies of this model name it.
+     */
+    public Optional<String> arnOf(String logicalId) {
+        return Optional.ofNullable(arnsByLogicalId.get(logicalId));
     }
 
     /** What the template said that could not be resolved locally (left out of the policies). */

@@ -103,6 +103,26 @@ public final class Grants {
             String resourceLogicalId,
             String suffix) {
         JsonNodeFactory json = JsonNodeFactory.instance;
+        ObjectNode arn = json.objectNode();
+        arn.putArray("Fn::GetAtt").add(resourceLogicalId).add("Arn");
+        if (suffix == null) {
+            return grant(template, roleLogicalId, action, arn);
+        }
+        ArrayNode join = json.arrayNode();
+        join.add("");
+        join.addArray().add(arn).add(suffix);
+        ObjectNode joined = json.objectNode();
+        joined.set("Fn::Join", join);
+        return grant(template, roleLogicalId, action, joined);
+    }
+
+    /**
+     * A copy of the template with one more inline policy on a role: {@code action} allowed on
+     * {@code resource}, a template value ({@code "*"}, an ARN, or an intrinsic that yields one).
+     */
+    public static CloudFormationTemplate grant(
+            CloudFormationTemplate template, String roleLogicalId, String action, JsonNode resource) {
+        JsonNodeFactory json = JsonNodeFactory.instance;
         ObjectNode properties = json.objectNode();
         properties.put("PolicyName", "mutation");
         properties.putArray("Roles").addObject().put("Ref", roleLogicalId);
@@ -111,16 +131,7 @@ public final class Grants {
         ObjectNode statement = document.putArray("Statement").addObject();
         statement.put("Effect", "Allow");
         statement.put("Action", action);
-        ObjectNode arn = json.objectNode();
-        arn.putArray("Fn::GetAtt").add(resourceLogicalId).add("Arn");
-        if (suffix == null) {
-            statement.set("Resource", arn);
-        } else {
-            ArrayNode join = json.arrayNode();
-            join.add("");
-            join.addArray().add(arn).add(suffix);
-            statement.putObject("Resource").set("Fn::Join", join);
-        }
+        statement.set("Resource", resource);
         Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
         resources.put(
                 "MutationPolicy",

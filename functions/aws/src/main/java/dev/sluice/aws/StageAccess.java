@@ -1,5 +1,7 @@
-package dev.sluice.aws.access;
+package dev.sluice.aws;
 
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.KclAccess;
 import dev.sluice.aws.secrets.SecretsManagerSecretProvider;
 import dev.sluice.aws.sink.DynamoDbAggregateSink;
 import dev.sluice.aws.sink.DynamoDbReferenceLoader;
@@ -70,33 +72,7 @@ public final class StageAccess {
         String queue = stage.failure().deadLetterQueue();
         // the pipeline's bucket holds the claim checks; every pipeline with a queue has one
         all.addAll(SqsDeadLetterSink.access(queue, DeadLetter.claimCheckPrefix(queue)));
-        return merge(all);
-    }
-
-    /** One access per resource, with the union of the actions declared on it, sorted by resource. */
-    public static List<Access> merge(List<Access> accesses) {
-        List<Access> merged = new ArrayList<>();
-        for (Access access : accesses) {
-            int i = indexOf(merged, access);
-            if (i < 0) {
-                merged.add(access);
-            } else {
-                merged.set(i, merged.get(i).plus(access.actions()));
-            }
-        }
-        merged.sort(java.util.Comparator.comparing(Access::target)
-                .thenComparing(Access::name)
-                .thenComparing(Access::scope));
-        return List.copyOf(merged);
-    }
-
-    private static int indexOf(List<Access> accesses, Access access) {
-        for (int i = 0; i < accesses.size(); i++) {
-            if (accesses.get(i).sameResource(access)) {
-                return i;
-            }
-        }
-        return -1;
+        return Access.merge(all);
     }
 
     /** The actions of every access, for a quick look. */

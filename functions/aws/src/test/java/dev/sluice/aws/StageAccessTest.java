@@ -1,9 +1,10 @@
-package dev.sluice.aws.access;
+package dev.sluice.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.access.Access;
+import dev.sluice.aws.access.KclAccess;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
