@@ -187,17 +187,23 @@ public final class LocalAws implements AutoCloseable {
             }
         }
         if (!options.accessGates() && options.limits()) {
-            // IAM off, limits on: only Kinesis sits behind a gate, which lets every key through
+            // IAM off, limits on: only Kinesis and SQS sit behind gates, which let every key through
             dev.sluice.emulators.iam.AccessControl allowAll = new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
             allowAll.authorizer((key, call) -> dev.sluice.emulators.iam.Decision.ALLOWED);
-            gates.put(
-                    Emulator.KINESIS,
-                    dev.sluice.emulators.iam.AccessGate.bind(
-                            dev.sluice.emulators.iam.AwsService.KINESIS, options.region(), ACCOUNT_ID, allowAll));
+            for (Emulator emulator : List.of(Emulator.KINESIS, Emulator.SQS)) {
+                gates.put(
+                        emulator,
+                        dev.sluice.emulators.iam.AccessGate.bind(
+                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
+                                options.region(),
+                                ACCOUNT_ID,
+                                allowAll));
+            }
         }
         startEmulators();
         if (!options.accessGates() && options.limits()) {
             gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
+            gates.get(Emulator.SQS).backendPort(elasticMq.port());
             enforceLimits();
         }
         if (options.accessGates()) {
@@ -216,11 +222,15 @@ public final class LocalAws implements AutoCloseable {
         }
     }
 
-    /** The Kinesis gate enforces Kinesis's per-shard quotas on the wall clock. */
+    /**
+     * The Kinesis gate enforces Kinesis's per-shard quotas on the wall clock and its request caps, the
+     * SQS gate each queue's message size limit.
+     */
     private void enforceLimits() {
         dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
         kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
                 java.time.InstantSource.system(), stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID), ACCOUNT_ID));
+        gates.get(Emulator.SQS).sqsLimits(new dev.sluice.emulators.limits.SqsLimits());
     }
 
     private <T extends AutoCloseable> T track(T client) {

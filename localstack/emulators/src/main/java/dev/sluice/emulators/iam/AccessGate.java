@@ -82,6 +82,7 @@ public final class AccessGate implements AutoCloseable {
             });
     private volatile int backendPort = -1;
     private volatile KinesisLimitGate limits;
+    private volatile SqsLimitGate sqsLimits;
 
     private AccessGate(AwsService service, String region, String account, AccessControl control) throws IOException {
         this.service = service;
@@ -133,6 +134,24 @@ public final class AccessGate implements AutoCloseable {
             throw new IllegalStateException("only the Kinesis gate enforces the per-shard quotas");
         }
         this.limits = limits == null ? null : new KinesisLimitGate(limits);
+    }
+
+    /**
+     * Enforces SQS's message size limit at this (SQS) gate, or stops enforcing it (null).
+     *
+     * @throws IllegalStateException if this gate is not SQS's
+     */
+    public void sqsLimits(dev.sluice.emulators.limits.SqsLimits limits) {
+        if (service != AwsService.SQS) {
+            throw new IllegalStateException("only the SQS gate enforces the message size limit");
+        }
+        this.sqsLimits = limits == null ? null : new SqsLimitGate(limits);
+    }
+
+    /** The SQS message size limits this gate enforces, or null. */
+    public dev.sluice.emulators.limits.SqsLimits sqsLimits() {
+        SqsLimitGate gate = sqsLimits;
+        return gate == null ? null : gate.limits();
     }
 
     /** The Kinesis quotas this gate enforces, or null. */
@@ -218,8 +237,11 @@ public final class AccessGate implements AutoCloseable {
             ServiceCall call = mapper.map(service, request, iteratorStreams::get);
             Decision decision = control.authorize(request.accessKeyId(), call);
             KinesisLimitGate kinesisLimits = this.limits;
+            SqsLimitGate sqsLimitGate = this.sqsLimits;
             if (decision instanceof Decision.Allowed && kinesisLimits != null) {
                 kinesisLimits.handle(exchange, request, call, this);
+            } else if (decision instanceof Decision.Allowed && sqsLimitGate != null) {
+                sqsLimitGate.handle(exchange, request, call, this);
             } else if (decision instanceof Decision.Allowed) {
                 forward(exchange, request, call);
             } else {
@@ -245,6 +267,18 @@ public final class AccessGate implements AutoCloseable {
             rememberIterators(call, request, response.body());
         }
         reply(exchange, request, response);
+        return response;
+    }
+
+    /**
+     * Sends a request to the emulator and returns its answer without replying (the iterators it hands
+     * out remembered, as {@link #forward} does); null when the emulator is not started.
+     */
+    HttpResponse<byte[]> exchange(GateRequest request, ServiceCall call) throws IOException {
+        HttpResponse<byte[]> response = send(request);
+        if (response != null && service == AwsService.KINESIS && response.statusCode() == 200) {
+            rememberIterators(call, request, response.body());
+        }
         return response;
     }
 
@@ -456,6 +490,27 @@ public final class AccessGate implements AutoCloseable {
             message = "The security token included in the request is invalid.";
             status = 403;
         }
+        sqsError(exchange, request, requestId, status, code, jsonType, message);
+    }
+
+    /**
+     * Answers an SQS request with a sender's error as SQS gives it: 400, JSON ({@code __type} and the
+     * {@code x-amzn-query-error} code the SDK reads) or query-protocol XML, as the request was.
+     */
+    void answerSqsError(HttpExchange exchange, GateRequest request, String code, String jsonType, String message)
+            throws IOException {
+        sqsError(exchange, request, UUID.randomUUID().toString(), 400, code, jsonType, message);
+    }
+
+    private static void sqsError(
+            HttpExchange exchange,
+            GateRequest request,
+            String requestId,
+            int status,
+            String code,
+            String jsonType,
+            String message)
+            throws IOException {
         if (request.header("x-amz-target") != null) {
             ObjectNode error = RequestMapper.JSON.createObjectNode();
             error.put("__type", jsonType);

@@ -125,6 +125,24 @@ final class KinesisLimitGate {
             gate.forward(exchange, request, call);
             return;
         }
+        // the request caps, which kinesis-mock does not check: 500 records, 5 MiB with partition keys
+        if (records.size() > KinesisLimits.PUT_RECORDS_RECORDS) {
+            gate.answerJsonError(
+                    exchange,
+                    request,
+                    "ValidationException",
+                    "1 validation error detected: Value at 'records' failed to satisfy constraint: Member must have"
+                            + " length less than or equal to " + KinesisLimits.PUT_RECORDS_RECORDS);
+            return;
+        }
+        long requestBytes = 0;
+        for (JsonNode record : records) {
+            requestBytes += size(record);
+        }
+        if (requestBytes > KinesisLimits.PUT_RECORDS_BYTES) {
+            gate.answerJsonError(exchange, request, "InvalidArgumentException", "Records size exceeds 5 MB limit");
+            return;
+        }
         List<KinesisLimits.Write> verdicts = new ArrayList<>(records.size());
         ArrayNode accepted = RequestMapper.JSON.createArrayNode();
         for (JsonNode record : records) {
@@ -193,25 +211,63 @@ final class KinesisLimitGate {
 
     private void getRecords(HttpExchange exchange, GateRequest request, ServiceCall call, AccessGate gate)
             throws IOException {
-        String iterator = RequestMapper.body(request).path("ShardIterator").asText("");
-        String[] shard = iteratorShards.get(iterator);
+        JsonNode body = RequestMapper.body(request);
+        String[] shard = iteratorShards.get(body.path("ShardIterator").asText(""));
         if (shard != null && !limits.read(shard[0], shard[1])) {
             gate.answerJsonError(exchange, request, KinesisLimits.THROTTLED, limits.message(shard[0], shard[1]));
             return;
         }
-        HttpResponse<byte[]> response = gate.forward(exchange, request, call);
-        if (shard != null && response != null && response.statusCode() == 200) {
+        // like Kinesis, one call returns at most 10,000 records (the default Limit) ...
+        HttpResponse<byte[]> response = gate.exchange(
+                body.has("Limit") ? request : withLimit(request, body, KinesisLimits.GET_RECORDS_RECORDS), call);
+        if (response != null && response.statusCode() == 200) {
             JsonNode answer = read(response);
-            long bytes = 0;
-            for (JsonNode record : answer.path("Records")) {
-                bytes += size(record);
+            int fitting = fitting(answer.path("Records"), limits.getRecordsBytes());
+            if (fitting < answer.path("Records").size()) {
+                // ... and at most 10 MiB: ask again for the records that fit, with the same iterator, so
+                // that the next iterator starts after the last one returned
+                response = gate.exchange(withLimit(request, body, fitting), call);
+                answer = response != null && response.statusCode() == 200 ? read(response) : null;
             }
-            limits.readBytes(shard[0], shard[1], bytes);
-            String next = answer.path("NextShardIterator").asText(null);
-            if (next != null) {
-                iteratorShards.put(next, shard);
+            if (shard != null && answer != null) {
+                long bytes = 0;
+                for (JsonNode record : answer.path("Records")) {
+                    bytes += size(record);
+                }
+                limits.readBytes(shard[0], shard[1], bytes);
+                String next = answer.path("NextShardIterator").asText(null);
+                if (next != null) {
+                    iteratorShards.put(next, shard);
+                }
             }
         }
+        gate.reply(exchange, request, response);
+    }
+
+    private static GateRequest withLimit(GateRequest request, JsonNode body, int limit) throws IOException {
+        ObjectNode capped = ((ObjectNode) body).deepCopy();
+        capped.put("Limit", limit);
+        ObjectMapper mapper = cbor(request.header("content-type")) ? RequestMapper.CBOR : RequestMapper.JSON;
+        return new GateRequest(
+                request.method(),
+                request.rawPath(),
+                request.rawQuery(),
+                request.headers(),
+                mapper.writeValueAsBytes(capped));
+    }
+
+    /** How many of a GetRecords answer's records fit in one call's 10 MiB (at least one). */
+    private static int fitting(JsonNode records, long maxBytes) throws IOException {
+        long bytes = 0;
+        int count = 0;
+        for (JsonNode record : records) {
+            bytes += size(record);
+            if (count > 0 && bytes > maxBytes) {
+                return count;
+            }
+            count++;
+        }
+        return count;
     }
 
     private static boolean cbor(String contentType) {

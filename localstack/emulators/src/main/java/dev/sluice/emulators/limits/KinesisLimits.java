@@ -29,26 +29,51 @@ public final class KinesisLimits {
     public static final long WRITE_BYTES_PER_SECOND = 1L << 20;
     public static final int READ_CALLS_PER_SECOND = 5;
     public static final long READ_BYTES_PER_SECOND = 2L << 20;
+    /** The records one PutRecords may carry. */
+    public static final int PUT_RECORDS_RECORDS = 500;
+    /** The bytes (data and partition keys) one PutRecords may carry. */
+    public static final long PUT_RECORDS_BYTES = 5L << 20;
+    /** The records one GetRecords returns at most (and its default {@code Limit}). */
+    public static final int GET_RECORDS_RECORDS = 10_000;
+    /** The bytes one GetRecords returns at most. */
+    public static final long GET_RECORDS_BYTES = 10L << 20;
     /** The error code of a throttled write or read. */
     public static final String THROTTLED = "ProvisionedThroughputExceededException";
 
     private final InstantSource clock;
     private final Function<String, ShardMap> shardLister;
     private final String account;
+    private final long getRecordsBytes;
     private final Map<String, ShardMap> maps = new ConcurrentHashMap<>();
     private final Map<String, Shard> shards = new ConcurrentHashMap<>();
     private final AtomicLong throttledRecords = new AtomicLong();
     private final AtomicLong throttledReads = new AtomicLong();
-    private final ConcurrentSkipListMap<Long, AtomicLong> throttlesPerSecond = new ConcurrentSkipListMap<>();
+    /** epoch second → {records throttled, GetRecords calls throttled} */
+    private final ConcurrentSkipListMap<Long, AtomicLong[]> throttlesPerSecond = new ConcurrentSkipListMap<>();
 
     /**
      * @param shardLister the open shards of a stream by its name
      * @param account the account named in throttling messages
      */
     public KinesisLimits(InstantSource clock, Function<String, ShardMap> shardLister, String account) {
+        this(clock, shardLister, account, GET_RECORDS_BYTES);
+    }
+
+    /**
+     * Like {@link #KinesisLimits(InstantSource, Function, String)} with another cap on the bytes one
+     * GetRecords returns (tests: kinesis-mock needs about a minute to hand out 10 MiB).
+     */
+    public KinesisLimits(
+            InstantSource clock, Function<String, ShardMap> shardLister, String account, long getRecordsBytes) {
         this.clock = clock;
         this.shardLister = shardLister;
         this.account = account;
+        this.getRecordsBytes = getRecordsBytes;
+    }
+
+    /** The most bytes one GetRecords returns ({@link #GET_RECORDS_BYTES} unless set otherwise). */
+    public long getRecordsBytes() {
+        return getRecordsBytes;
     }
 
     private final class Shard {
@@ -92,7 +117,7 @@ public final class KinesisLimits {
             }
         }
         throttledRecords.incrementAndGet();
-        countThrottle();
+        countThrottle(0);
         return new Write(shardId, false);
     }
 
@@ -105,7 +130,7 @@ public final class KinesisLimits {
             }
         }
         throttledReads.incrementAndGet();
-        countThrottle();
+        countThrottle(1);
         return false;
     }
 
@@ -124,9 +149,10 @@ public final class KinesisLimits {
         return "Rate exceeded for shard " + shardId + " in stream " + stream + " under account " + account + ".";
     }
 
-    private void countThrottle() {
+    private void countThrottle(int kind) {
         long second = clock.instant().getEpochSecond();
-        throttlesPerSecond.computeIfAbsent(second, s -> new AtomicLong()).incrementAndGet();
+        throttlesPerSecond.computeIfAbsent(second, s -> new AtomicLong[] {new AtomicLong(), new AtomicLong()})[kind]
+                .incrementAndGet();
         while (throttlesPerSecond.size() > 3_600) {
             throttlesPerSecond.pollFirstEntry();
         }
@@ -142,10 +168,23 @@ public final class KinesisLimits {
         return throttledReads.get();
     }
 
-    /** Throttles (records and reads) per epoch second, the last hour. */
-    public Map<Long, Long> throttlesPerSecond() {
-        Map<Long, Long> out = new java.util.TreeMap<>();
-        throttlesPerSecond.forEach((second, count) -> out.put(second, count.get()));
+    /**
+     * The throttles of one second.
+     *
+     * @param records PutRecord and PutRecords entries refused
+     * @param reads GetRecords calls refused
+     */
+    public record Throttles(long records, long reads) {
+        public long total() {
+            return records + reads;
+        }
+    }
+
+    /** Throttles per epoch second (seconds without any are left out), the last hour. */
+    public Map<Long, Throttles> throttlesPerSecond() {
+        Map<Long, Throttles> out = new java.util.TreeMap<>();
+        throttlesPerSecond.forEach(
+                (second, counts) -> out.put(second, new Throttles(counts[0].get(), counts[1].get())));
         return out;
     }
 }

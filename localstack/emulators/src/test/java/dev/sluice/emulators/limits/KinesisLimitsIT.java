@@ -23,6 +23,9 @@ import software.amazon.awssdk.core.retry.RetryPolicy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
+import software.amazon.awssdk.services.kinesis.model.KinesisException;
 import software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
@@ -47,7 +50,11 @@ class KinesisLimitsIT {
         gate = AccessGate.bind(AwsService.KINESIS, "us-east-1", LocalAws.ACCOUNT_ID, new AccessControl("test"));
         gate.backendPort(aws.kinesisEndpoint().getPort());
         gate.limits(new KinesisLimits(CLOCK, stream -> gate.listShards(stream, "test"), LocalAws.ACCOUNT_ID));
-        kinesis = KinesisClient.builder()
+        kinesis = client(gate);
+    }
+
+    private static KinesisClient client(AccessGate gate) {
+        return KinesisClient.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + gate.port()))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
@@ -182,5 +189,65 @@ class KinesisLimitsIT {
         assertThat(response.records()).allSatisfy(e -> assertThat(e.shardId()).isEqualTo("shardId-000000000000"));
         assertThat(mixed.records().get(0).errorCode()).isEqualTo("ProvisionedThroughputExceededException");
         assertThat(mixed.records().get(1).shardId()).isEqualTo("shardId-000000000001");
+    }
+
+    @Test
+    void aPutRecordsOfMoreThanFiveHundredRecordsOrFiveMebibytesIsRefusedWhole() {
+        createStream("caps", 1);
+        CLOCK.advance(Duration.ofSeconds(10));
+        long throttledBefore = gate.limits().throttledRecords();
+
+        assertThatThrownBy(() -> kinesis.putRecords(b -> b.streamName("caps").records(entries(501, "k", 10))))
+                .isInstanceOfSatisfying(KinesisException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(400);
+                    assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+                    assertThat(e.awsErrorDetails().errorMessage())
+                            .contains("'records' failed to satisfy constraint: Member must have length less than or"
+                                    + " equal to 500");
+                });
+        // 6 records of 900,000 bytes: each under 1 MiB, together over 5 MiB
+        assertThatThrownBy(() -> kinesis.putRecords(b -> b.streamName("caps").records(entries(6, "k", 900_000))))
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("Records size exceeds 5 MB limit");
+
+        CLOCK.advance(Duration.ofSeconds(10));
+        assertThat(recordsIn("caps", "shardId-000000000000")).isZero();
+        assertThat(gate.limits().throttledRecords())
+                .as("refused whole, not throttled")
+                .isEqualTo(throttledBefore);
+    }
+
+    @Test
+    void aGetRecordsAnswerOverTheCapIsCutAndTheNextCallGoesOnFromThere() {
+        // kinesis-mock needs about a minute to hand out 10 MiB: the same gate with a 1 MB cap
+        try (AccessGate capped = AccessGate.bind(
+                        AwsService.KINESIS, "us-east-1", LocalAws.ACCOUNT_ID, new AccessControl("test"));
+                KinesisClient client = client(capped)) {
+            capped.backendPort(aws.kinesisEndpoint().getPort());
+            capped.limits(new KinesisLimits(
+                    CLOCK, stream -> capped.listShards(stream, "test"), LocalAws.ACCOUNT_ID, 1_000_000));
+            createStream("big", 1);
+            for (int i = 0; i < 3; i++) {
+                CLOCK.advance(Duration.ofSeconds(2)); // 400 KB at a time: under the shard's 1 MiB/s
+                assertThat(client.putRecords(b -> b.streamName("big").records(entries(1, "k", 400_000)))
+                                .failedRecordCount())
+                        .isZero();
+            }
+            String iterator = client.getShardIterator(b -> b.streamName("big")
+                            .shardId("shardId-000000000000")
+                            .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                    .shardIterator();
+            CLOCK.advance(Duration.ofSeconds(10));
+
+            GetRecordsResponse first = client.getRecords(b -> b.shardIterator(iterator));
+            CLOCK.advance(Duration.ofSeconds(10));
+            GetRecordsResponse second = client.getRecords(b -> b.shardIterator(first.nextShardIterator()));
+
+            assertThat(first.records()).hasSize(2);
+            assertThat(second.records()).hasSize(1);
+            assertThat(second.records().get(0).sequenceNumber())
+                    .isGreaterThan(first.records().get(1).sequenceNumber());
+        }
+        assertThat(KinesisLimits.GET_RECORDS_BYTES).isEqualTo(10L * 1024 * 1024);
     }
 }

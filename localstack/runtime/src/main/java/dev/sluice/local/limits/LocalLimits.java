@@ -29,11 +29,13 @@ public final class LocalLimits {
     }
 
     static String summary(KinesisLimits limits) {
-        Map<Long, Long> perSecond = limits.throttlesPerSecond();
+        Map<Long, KinesisLimits.Throttles> perSecond = limits.throttlesPerSecond();
         String busiest = perSecond.entrySet().stream()
-                .sorted(Map.Entry.<Long, Long>comparingByValue().reversed())
+                .sorted(java.util.Comparator.comparingLong((Map.Entry<Long, KinesisLimits.Throttles> e) ->
+                                e.getValue().total())
+                        .reversed())
                 .limit(3)
-                .map(e -> e.getValue() + "@" + java.time.Instant.ofEpochSecond(e.getKey()))
+                .map(e -> e.getValue().total() + "@" + java.time.Instant.ofEpochSecond(e.getKey()))
                 .collect(Collectors.joining(", "));
         return "AWS limits: enforced; throttled " + limits.throttledRecords() + " Kinesis records and "
                 + limits.throttledReads() + " GetRecords calls"
