@@ -176,29 +176,13 @@ public final class LocalAws implements AutoCloseable {
      */
     private void startAll() {
         if (options.accessGates()) {
-            for (Emulator emulator : Emulator.values()) {
-                gates.put(
-                        emulator,
-                        dev.sluice.emulators.iam.AccessGate.bind(
-                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
-                                options.region(),
-                                ACCOUNT_ID,
-                                accessControl));
-            }
+            bindGates(List.of(Emulator.values()), accessControl);
         }
         if (!options.accessGates() && options.limits()) {
             // IAM off, limits on: only Kinesis and SQS sit behind gates, which let every key through
             dev.sluice.emulators.iam.AccessControl allowAll = new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
             allowAll.authorizer((key, call) -> dev.sluice.emulators.iam.Decision.ALLOWED);
-            for (Emulator emulator : List.of(Emulator.KINESIS, Emulator.SQS)) {
-                gates.put(
-                        emulator,
-                        dev.sluice.emulators.iam.AccessGate.bind(
-                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
-                                options.region(),
-                                ACCOUNT_ID,
-                                allowAll));
-            }
+            bindGates(List.of(Emulator.KINESIS, Emulator.SQS), allowAll);
         }
         startEmulators();
         if (!options.accessGates() && options.limits()) {
@@ -219,6 +203,18 @@ public final class LocalAws implements AutoCloseable {
             dynamoDb = track(dynamoDbClient(dynamoDbEndpoint()));
             s3 = track(s3Client(s3Endpoint()));
             sqs = track(sqsClient(sqsEndpoint()));
+        }
+    }
+
+    private void bindGates(List<Emulator> emulators, dev.sluice.emulators.iam.AccessControl control) {
+        for (Emulator emulator : emulators) {
+            gates.put(
+                    emulator,
+                    dev.sluice.emulators.iam.AccessGate.bind(
+                            dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
+                            options.region(),
+                            ACCOUNT_ID,
+                            control));
         }
     }
 
