@@ -29,6 +29,7 @@ import java.util.List;
  * @param day whether the rate followed the daily curve, one day compressed into the run
  * @param stages every stage measured, the one fed by the produced stream first, then the KCL
  *     stages further down (empty on AWS)
+ * @param limits AWS's limits on the local stack during the run: what the Kinesis gate throttled
  */
 public record LoadResult(
         String pipeline,
@@ -51,7 +52,32 @@ public record LoadResult(
         List<Request> requests,
         List<CostModel.Breakdown> costs,
         boolean day,
-        List<StageFigures> stages) {
+        List<StageFigures> stages,
+        Limits limits) {
+
+    /**
+     * What AWS's Kinesis limits did to a run ({@code docs/local-limits.md}).
+     *
+     * @param mode {@code enforced} (the local gate meters every shard), {@code off} ({@code --limits
+     *     off}) or {@code aws} (a deployed stack: AWS enforces them, the harness does not count them)
+     * @param throttledRecords PutRecord and PutRecords entries refused with {@code
+     *     ProvisionedThroughputExceededException}
+     * @param throttledReads GetRecords calls refused the same way
+     * @param seconds throttles per second since the start, every second of the run (empty unless
+     *     enforced)
+     */
+    public record Limits(String mode, long throttledRecords, long throttledReads, List<ThrottleSecond> seconds) {
+        public Limits {
+            seconds = List.copyOf(seconds);
+        }
+
+        public boolean enforced() {
+            return mode.equals("enforced");
+        }
+    }
+
+    /** The throttles of one second of the run (seconds since its start). */
+    public record ThrottleSecond(int second, long records, long reads) {}
 
     /**
      * Latency from occurredAt to the sink write, over every matched record, in milliseconds.

@@ -10,6 +10,7 @@ import dev.sluice.core.definition.StepType;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsOptions;
+import dev.sluice.emulators.limits.KinesisLimits;
 import dev.sluice.generators.ClickstreamGenerator;
 import dev.sluice.generators.DailyCurve;
 import dev.sluice.generators.GeneratedEvent;
@@ -169,7 +170,8 @@ public final class LoadRun {
                                 EnvironmentNames.PIPELINE_FILE,
                                 settings.definition().toAbsolutePath().toString()))
                         .start()) {
-            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws);
+            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws) + " "
+                    + dev.sluice.local.limits.LocalLimits.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();
@@ -222,7 +224,8 @@ public final class LoadRun {
                     produceSeconds,
                     reconciliation,
                     requests,
-                    stages);
+                    stages,
+                    seconds -> limits(aws.kinesisLimits(), startMillis, seconds));
         }
     }
 
@@ -304,7 +307,8 @@ public final class LoadRun {
                     production.seconds,
                     null,
                     requests,
-                    List.of());
+                    List.of(),
+                    seconds -> new LoadResult.Limits("aws", 0, 0, List.of()));
         }
     }
 
@@ -438,7 +442,8 @@ public final class LoadRun {
             double produceSeconds,
             Reconciliation reconciliation,
             List<LoadResult.Request> requests,
-            List<StageFigures> stages) {
+            List<StageFigures> stages,
+            java.util.function.IntFunction<LoadResult.Limits> limits) {
         LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
         histogram = accounting.histogram();
         long events = ledger.size();
@@ -529,7 +534,46 @@ public final class LoadRun {
                 requests,
                 costs,
                 settings.day(),
-                stages);
+                stages,
+                limits.apply(accounting.seconds().size()));
+    }
+
+    /**
+     * What the Kinesis gate throttled from the run's start on, per second since the start: every
+     * second of the run ({@code runSeconds}, more if throttles came later), a throttle counted in the
+     * second of the run its wall-clock second begins in ({@link LatencyAccounting}'s seconds, within
+     * one second). {@code off} without a gate that enforces the limits.
+     */
+    static LoadResult.Limits limits(java.util.Optional<KinesisLimits> gate, long startMillis, int runSeconds) {
+        if (gate.isEmpty()) {
+            return new LoadResult.Limits("off", 0, 0, List.of());
+        }
+        Map<Integer, KinesisLimits.Throttles> bySecond = new HashMap<>();
+        for (Map.Entry<Long, KinesisLimits.Throttles> e :
+                gate.get().throttlesPerSecond().entrySet()) {
+            long at = e.getKey() * 1000;
+            if (at + 1000 <= startMillis) {
+                continue; // before the run: provisioning and starting the pipeline
+            }
+            int second = (int) Math.max(0, (at - startMillis) / 1000);
+            bySecond.merge(
+                    second,
+                    e.getValue(),
+                    (a, b) -> new KinesisLimits.Throttles(a.records() + b.records(), a.reads() + b.reads()));
+        }
+        int last = Math.max(
+                runSeconds - 1,
+                bySecond.keySet().stream().mapToInt(i -> i).max().orElse(-1));
+        List<LoadResult.ThrottleSecond> seconds = new ArrayList<>();
+        long records = 0;
+        long reads = 0;
+        for (int s = 0; s <= last; s++) {
+            KinesisLimits.Throttles t = bySecond.getOrDefault(s, new KinesisLimits.Throttles(0, 0));
+            seconds.add(new LoadResult.ThrottleSecond(s, t.records(), t.reads()));
+            records += t.records();
+            reads += t.reads();
+        }
+        return new LoadResult.Limits("enforced", records, reads, seconds);
     }
 
     /**

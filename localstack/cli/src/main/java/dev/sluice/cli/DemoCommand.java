@@ -154,7 +154,8 @@ final class DemoCommand implements Command {
                                 clicks.lost(),
                                 clicks.duplicates(),
                                 seconds,
-                                LocalIam.resultFields(aws));
+                                LocalIam.resultFields(aws) + " "
+                                        + dev.sluice.local.limits.LocalLimits.resultFields(aws));
                 return result.reconciled() && clicks.reconciled() ? 0 : 1;
             }
         }

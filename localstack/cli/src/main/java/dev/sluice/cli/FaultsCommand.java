@@ -138,7 +138,8 @@ final class FaultsCommand implements Command {
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
-            iamFields = LocalIam.resultFields(aws);
+            context.out().println(dev.sluice.local.limits.LocalLimits.summary(aws));
+            iamFields = LocalIam.resultFields(aws) + " " + dev.sluice.local.limits.LocalLimits.resultFields(aws);
         }
         faultTable(rows, takeovers);
         long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();

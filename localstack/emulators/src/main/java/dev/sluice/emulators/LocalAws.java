@@ -239,28 +239,57 @@ public final class LocalAws implements AutoCloseable {
      */
     private void startAll() {
         if (options.accessGates()) {
-            for (Emulator emulator : Emulator.values()) {
-                gates.put(
-                        emulator,
-                        dev.sluice.emulators.iam.AccessGate.bind(
-                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
-                                options.region(),
-                                ACCOUNT_ID,
-                                accessControl));
-            }
+            bindGates(List.of(Emulator.values()), accessControl);
+        }
+        if (!options.accessGates() && options.limits()) {
+            // IAM off, limits on: only Kinesis and SQS sit behind gates, which let every key through
+            dev.sluice.emulators.iam.AccessControl allowAll = new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
+            allowAll.authorizer((key, call) -> dev.sluice.emulators.iam.Decision.ALLOWED);
+            bindGates(List.of(Emulator.KINESIS, Emulator.SQS), allowAll);
         }
         startEmulators();
+        if (!options.accessGates() && options.limits()) {
+            gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
+            gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            enforceLimits();
+        }
         if (options.accessGates()) {
             gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
             gates.get(Emulator.DYNAMODB).backendPort(dynalite.port());
             gates.get(Emulator.S3).backendPort(s3Proxy.port());
             gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            if (options.limits()) {
+                enforceLimits();
+            }
             // the stack's own clients (the local administrator) go through the gates like every other
             kinesis = track(kinesisClient(kinesisEndpoint()));
             dynamoDb = track(dynamoDbClient(dynamoDbEndpoint()));
             s3 = track(s3Client(s3Endpoint()));
             sqs = track(sqsClient(sqsEndpoint()));
         }
+    }
+
+    private void bindGates(List<Emulator> emulators, dev.sluice.emulators.iam.AccessControl control) {
+        for (Emulator emulator : emulators) {
+            gates.put(
+                    emulator,
+                    dev.sluice.emulators.iam.AccessGate.bind(
+                            dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
+                            options.region(),
+                            ACCOUNT_ID,
+                            control));
+        }
+    }
+
+    /**
+     * The Kinesis gate enforces Kinesis's per-shard quotas on the wall clock and its request caps, the
+     * SQS gate each queue's message size limit.
+     */
+    private void enforceLimits() {
+        dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
+        kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
+                java.time.InstantSource.system(), stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID), ACCOUNT_ID));
+        gates.get(Emulator.SQS).sqsLimits(new dev.sluice.emulators.limits.SqsLimits());
     }
 
     private <T extends AutoCloseable> T track(T client) {
@@ -632,9 +661,23 @@ public final class LocalAws implements AutoCloseable {
         return endpoint(gate == null ? port : gate.port());
     }
 
+    /**
+     * The Kinesis per-shard quotas the Kinesis gate enforces, if any: on with the access gates unless
+     * {@link LocalAwsOptions#limits()} is off.
+     */
+    public java.util.Optional<dev.sluice.emulators.limits.KinesisLimits> kinesisLimits() {
+        dev.sluice.emulators.iam.AccessGate gate = gates.get(Emulator.KINESIS);
+        return java.util.Optional.ofNullable(gate == null ? null : gate.limits());
+    }
+
+    /** Whether AWS's limits are enforced ({@link #kinesisLimits()}). */
+    public boolean limitsEnforced() {
+        return kinesisLimits().isPresent();
+    }
+
     /** Whether every request passes an access gate that enforces IAM ({@link #accessControl()}). */
     public boolean iamEnforced() {
-        return !gates.isEmpty();
+        return options.accessGates() && !gates.isEmpty();
     }
 
     /**

@@ -88,8 +88,15 @@ public final class StreamOrder {
                     .shardIterator();
             while (iterator != null) {
                 String current = iterator;
-                GetRecordsResponse response =
-                        kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
+                GetRecordsResponse response;
+                try {
+                    response = kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
+                } catch (software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException e) {
+                    // the shard's 5 reads/s or 2 MiB/s are shared with the stage reading it: wait, read again
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.time.Duration.ofMillis(250).toNanos());
+                    continue;
+                }
                 for (Record record : response.records()) {
                     try {
                         ids.add(mapper.readTree(record.data().asString(StandardCharsets.UTF_8))
