@@ -46,10 +46,10 @@ class ClickstreamPipelineStackTest {
     void stackIsNamedAfterThePipelineAndKeepsEveryDeclaredResource() {
         assertThat(stack.getStackName()).isEqualTo("sluice-clickstream");
         assertThat(definition.streams()).containsOnlyKeys("clicks-raw", "clicks-by-page");
-        assertThat(definition.tables()).containsOnlyKeys("page-catalogue", "page-views-per-minute");
+        assertThat(definition.tables()).containsOnlyKeys("clicks-by-id", "page-catalogue", "page-views-per-minute");
         template.resourceCountIs("AWS::Kinesis::Stream", 2);
-        // the two declared tables, the lake's commit ledger and page-counts' KCL lease table
-        template.resourceCountIs("AWS::DynamoDB::Table", 4);
+        // the three declared tables, the lake's commit ledger and page-counts' KCL lease table
+        template.resourceCountIs("AWS::DynamoDB::Table", 5);
         assertThat(stack.getLedgerTable()).isPresent();
         template.resourceCountIs("AWS::SQS::Queue", 1);
         template.resourceCountIs("AWS::S3::Bucket", 2); // the lake bucket and its access logs

@@ -34,7 +34,7 @@ class SnapStartTest {
                         SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
                         TestApps.lambdaZip(dir).toString(),
                         KclStage.IMAGE_CONTEXT,
-                        "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl:1.0"))
+                        TestApps.KCL_IMAGE))
                 .build());
         stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
         assertThat(stacks).isNotEmpty();
