@@ -20,7 +20,7 @@ class SmokeCommandIT {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             payments    | RESULT pipeline=payments valid=5 invalid=5 lake=5 table=5 aggregated=5 dead_lettered=5 lost=0 duplicates=0 ok=true iam=enforced access_denied=0
-            clickstream | RESULT pipeline=clickstream valid=5 invalid=3 lake=5 table=n/a aggregated=5 dead_lettered=3 lost=0 duplicates=0 ok=true iam=enforced access_denied=0
+            clickstream | RESULT pipeline=clickstream valid=5 invalid=3 lake=5 table=5 aggregated=5 dead_lettered=3 lost=0 duplicates=0 ok=true iam=enforced access_denied=0
             """)
     void smokePassesAgainstTheLocalStackReadingEachTargetAsItsPersona(String pipeline, String result) {
         Path root = Path.of(System.getProperty("sluice.root"));
