@@ -86,7 +86,25 @@ public record LoadResult(
      * @param unmatched records no completed batch reported
      */
     public record Latency(
-            long matched, long unmatched, double mean, long p50, long p95, long p99, long p999, long max) {}
+            long matched, long unmatched, double mean, long p50, long p95, long p99, long p999, long max) {
+
+        /** The latency of an accounting's matched records, or null when none matched. */
+        static Latency of(LatencyAccounting.Result accounting) {
+            if (accounting.matched() == 0) {
+                return null;
+            }
+            org.HdrHistogram.Histogram h = accounting.histogram();
+            return new Latency(
+                    accounting.matched(),
+                    accounting.unmatched(),
+                    h.getMean(),
+                    h.getValueAtPercentile(50),
+                    h.getValueAtPercentile(95),
+                    h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9),
+                    h.getMaxValue());
+        }
+    }
 
     /**
      * Requests of one operation on one resource, and who made them.

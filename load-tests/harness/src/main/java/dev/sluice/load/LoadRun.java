@@ -462,18 +462,7 @@ public final class LoadRun {
                 .min()
                 .orElse(startMillis);
         double endToEnd = Math.max(1e-3, (Math.max(lastWrite, lastAck) - firstSend) / 1000.0);
-        Histogram h = accounting.histogram();
-        LoadResult.Latency latency = accounting.matched() == 0
-                ? null
-                : new LoadResult.Latency(
-                        accounting.matched(),
-                        accounting.unmatched(),
-                        h.getMean(),
-                        h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(95),
-                        h.getValueAtPercentile(99),
-                        h.getValueAtPercentile(99.9),
-                        h.getMaxValue());
+        LoadResult.Latency latency = LoadResult.Latency.of(accounting);
         StageDefinition stage = definition.stage(stageName);
         int memory = stage.function() == null || stage.function().memoryMb() == null
                 ? FunctionDefinition.DEFAULT_MEMORY_MB

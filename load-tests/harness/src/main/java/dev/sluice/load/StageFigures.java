@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import org.HdrHistogram.Histogram;
 
 /**
  * One stage's figures in a load run: latency (the event's {@code occurredAt} → every sink of the
@@ -82,18 +81,7 @@ public record StageFigures(
             List<EmfBatch> batches,
             long startMillis) {
         LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
-        Histogram h = accounting.histogram();
-        LoadResult.Latency latency = accounting.matched() == 0
-                ? null
-                : new LoadResult.Latency(
-                        accounting.matched(),
-                        accounting.unmatched(),
-                        h.getMean(),
-                        h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(95),
-                        h.getValueAtPercentile(99),
-                        h.getValueAtPercentile(99.9),
-                        h.getMaxValue());
+        LoadResult.Latency latency = LoadResult.Latency.of(accounting);
         long firstSend = sent.stream()
                 .mapToLong(LatencyAccounting.Sent::occurredAtMillis)
                 .min()
