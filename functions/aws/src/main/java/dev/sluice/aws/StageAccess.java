@@ -45,7 +45,7 @@ public final class StageAccess {
                 case TABLE ->
                     all.addAll(
                             DynamoDbStateSink.access(sink.table(), sink.table().equals(stage.deduplicate())));
-                case STREAM -> all.addAll(KinesisStreamSink.access(sink.stream()));
+                case STREAM -> all.addAll(KinesisStreamSink.access(sink.stream(), sink.aggregates()));
             }
         }
         stage.steps().stream()

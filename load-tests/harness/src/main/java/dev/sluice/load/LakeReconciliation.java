@@ -35,15 +35,22 @@ final class LakeReconciliation {
     static Reconciliation reconcile(
             Reconciler reconciler,
             List<LedgerEntry> ledger,
-            PipelineDefinition definition,
+            Set<String> filtered,
             String stage,
-            SchemaCatalog schemas,
             String bucket,
             String prefix,
-            String deadLetterQueueUrl) {
-        Set<String> filtered = filtered(ledger, definition, stage, schemas);
+            List<Reconciler.DeadLetterMessage> letters) {
         Map<String, Integer> lake = reconciler.lakeEventIds(bucket, prefix);
-        Map<String, List<String>> deadLetters = reconciler.deadLetterReasons(deadLetterQueueUrl, new HashMap<>());
+        // the queue may be shared with stages further down (clickstream's page-counts sends its late
+        // views there): only this stage's letters are about the ledger's positions
+        Map<String, List<String>> deadLetters = new HashMap<>();
+        for (Reconciler.DeadLetterMessage letter : letters) {
+            if (letter.stage().equals(stage) || letter.stage().equals("?")) {
+                deadLetters
+                        .computeIfAbsent(letter.position(), p -> new ArrayList<>())
+                        .add(letter.reasonCode());
+            }
+        }
         List<String> problems = new ArrayList<>();
         long lost = 0;
         long duplicates = 0;
@@ -95,11 +102,15 @@ final class LakeReconciliation {
             }
         }
         long deadLettered = 0;
-        for (String position : deadLetters.keySet()) {
+        for (var letter : deadLetters.entrySet()) {
+            String position = letter.getKey();
             if (invalidPositions.contains(position)) {
                 deadLettered++;
             } else {
-                note(problems, "dead lettered but produced as valid: " + position);
+                note(
+                        problems,
+                        "dead lettered as " + String.join(", ", letter.getValue()) + " but produced as valid: "
+                                + position);
                 unexpected++;
             }
         }

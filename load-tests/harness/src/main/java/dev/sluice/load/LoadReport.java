@@ -119,6 +119,23 @@ public final class LoadReport {
         } else {
             summary.put("reconciliation", "not run");
         }
+        for (var d : r.downstream().entrySet()) {
+            var a = d.getValue();
+            summary.put(
+                    "reconciliation of " + d.getKey() + "'s aggregate",
+                    fmt(
+                            "%s: expected %,d (the first stage's kept events, less those reported late), counted %,d,"
+                                    + " lost %d, duplicates %d, unexpected %d",
+                            a.reconciled() ? "OK" : "FAILED",
+                            a.expected(),
+                            a.counted(),
+                            a.lost(),
+                            a.duplicates(),
+                            a.unexpected()));
+        }
+        if (r.cpu() != null) {
+            summary.put("what bounded the run (CPU)", r.cpu().bound());
+        }
         for (CostModel.Breakdown b : r.costs()) {
             summary.put("USD per million events: " + b.design(), fmt("%.4f", b.usdPerMillion()));
         }
@@ -182,6 +199,9 @@ public final class LoadReport {
         if (r.limits() != null && r.limits().enforced()) {
             charts.add(throttles(r.limits()));
         }
+        if (r.cpu() != null && !r.cpu().processes().isEmpty()) {
+            charts.add(cpuChart(r.cpu()));
+        }
         charts.add(distribution(histogram));
         charts.add(requestsChart(r));
         charts.add(Chart.bars(
@@ -196,6 +216,9 @@ public final class LoadReport {
                                 .toList()))));
 
         List<Report.Table> tables = new ArrayList<>();
+        if (r.cpu() != null) {
+            tables.add(cpuTable(r.cpu(), r.events()));
+        }
         List<List<String>> costRows = new ArrayList<>();
         for (CostModel.Breakdown b : r.costs()) {
             for (CostModel.Line line : b.lines()) {
@@ -327,5 +350,48 @@ public final class LoadReport {
 
     private static String fmt(String format, Object... args) {
         return String.format(Locale.ROOT, format, args);
+    }
+
+    /** Cores used by each process, second by second. */
+    static Chart cpuChart(ProcessCpu.Usage cpu) {
+        List<Chart.Series> series = new ArrayList<>();
+        for (ProcessCpu.Figure f : cpu.processes()) {
+            if (f.cpuSeconds() < 0.05 * cpu.seconds()) {
+                continue; // under 5 % of a core: a flat line at the bottom
+            }
+            List<Double> x = new ArrayList<>();
+            for (int i = 0; i < f.perSecond().size(); i++) {
+                x.add((double) i);
+            }
+            series.add(new Chart.Series(f.name(), x, f.perSecond()));
+        }
+        return Chart.line(
+                "cpu",
+                fmt("CPU per process over time (%d cores)", cpu.cores()),
+                "seconds since the producer started",
+                "cores",
+                series);
+    }
+
+    /** CPU time per process over the run, busiest first. */
+    static Report.Table cpuTable(ProcessCpu.Usage cpu, long events) {
+        List<List<String>> rows = new ArrayList<>();
+        for (ProcessCpu.Figure f : cpu.processes()) {
+            rows.add(List.of(
+                    f.name(),
+                    Long.toString(f.pid()),
+                    fmt("%.1f", f.cpuSeconds()),
+                    fmt("%.2f", f.averageCores()),
+                    fmt("%.2f", f.peakCores()),
+                    events == 0 ? "–" : fmt("%.1f", f.cpuSeconds() * 1e6 / events)));
+        }
+        return new Report.Table(
+                "CPU per process (from the producer's start to the last stage's checkpoint)",
+                List.of("process", "pid", "CPU seconds", "cores on average", "cores at peak (5 s)", "CPU µs per event"),
+                rows,
+                fmt(
+                        "%d cores, %.1f s of wall time, %.2f cores in use on average. Bound: %s. Read from the"
+                                + " operating system's accounting of each process (user + system time) once a second.",
+                        cpu.cores(), cpu.seconds(), cpu.totalCores(), cpu.bound()));
     }
 }

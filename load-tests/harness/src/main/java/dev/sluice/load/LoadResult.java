@@ -1,6 +1,7 @@
 package dev.sluice.load;
 
 import dev.sluice.planner.CostModel;
+import dev.sluice.verify.reconcile.Reconciler;
 import dev.sluice.verify.reconcile.Reconciliation;
 import java.util.List;
 
@@ -30,6 +31,9 @@ import java.util.List;
  * @param stages every stage measured, the one fed by the produced stream first, then the KCL
  *     stages further down (empty on AWS)
  * @param limits AWS's limits on the local stack during the run: what the Kinesis gate throttled
+ * @param downstream the aggregates of the stages behind the first one (behind a re-key hop), each
+ *     reconciled against the events the first stage kept (empty when there are none, or on AWS)
+ * @param cpu CPU time per process of the local stack during the run (null on AWS)
  */
 public record LoadResult(
         String pipeline,
@@ -53,7 +57,29 @@ public record LoadResult(
         List<CostModel.Breakdown> costs,
         boolean day,
         List<StageFigures> stages,
-        Limits limits) {
+        Limits limits,
+        java.util.Map<String, Reconciler.AggregateReconciliation> downstream,
+        ProcessCpu.Usage cpu) {
+
+    public LoadResult {
+        downstream = java.util.Map.copyOf(downstream);
+    }
+
+    /** Views lost over the whole pipeline: the first stage's and every downstream aggregate's. */
+    public long lost() {
+        return (reconciliation == null ? 0 : reconciliation.lost())
+                + downstream.values().stream()
+                        .mapToLong(Reconciler.AggregateReconciliation::lost)
+                        .sum();
+    }
+
+    /** Duplicate effects over the whole pipeline. */
+    public long duplicates() {
+        return (reconciliation == null ? 0 : reconciliation.duplicates())
+                + downstream.values().stream()
+                        .mapToLong(Reconciler.AggregateReconciliation::duplicates)
+                        .sum();
+    }
 
     /**
      * What AWS's Kinesis limits did to a run ({@code docs/local-limits.md}).

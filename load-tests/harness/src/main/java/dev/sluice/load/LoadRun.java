@@ -178,38 +178,48 @@ public final class LoadRun {
             List<LatencyAccounting.Sent> sent;
             List<LedgerEntry> ledger = new ArrayList<>();
             double produceSeconds;
-            try (SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
-                Production production =
-                        produce(pipeline.producerKinesis(), stream, generator, ledger, pipeline::acknowledged);
-                sent = production.sent;
-                produceSeconds = production.seconds;
-                drain(pipeline, stageName, ledger, production);
-            }
-            List<EmfBatch> batches = EmfBatch.read(metrics, 0, definition.pipeline(), stageName);
+            ProcessCpu.Usage cpu;
             List<StageFigures> stages = new ArrayList<>();
-            stages.add(StageFigures.of(
-                    stageName,
-                    stage.consumer().name().toLowerCase(java.util.Locale.ROOT),
-                    stage.input(),
-                    ledger.size(),
-                    sent,
-                    batches,
-                    startMillis));
-            stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
+            List<EmfBatch> batches;
+            try (ProcessCpu sampler = ProcessCpu.start()) {
+                try (SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
+                    Production production =
+                            produce(pipeline.producerKinesis(), stream, generator, ledger, pipeline::acknowledged);
+                    sent = production.sent;
+                    produceSeconds = production.seconds;
+                    drain(pipeline, stageName, ledger, production);
+                }
+                batches = EmfBatch.read(metrics, 0, definition.pipeline(), stageName);
+                stages.add(StageFigures.of(
+                        stageName,
+                        stage.consumer().name().toLowerCase(java.util.Locale.ROOT),
+                        stage.input(),
+                        ledger.size(),
+                        sent,
+                        batches,
+                        startMillis));
+                stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
+                cpu = sampler.stop();
+            }
             Reconciler reconciler = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs());
             Reconciliation reconciliation;
+            Map<String, Reconciler.AggregateReconciliation> downstreamCounts = Map.of();
             if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.TABLE)) {
                 reconciliation = reconciler.reconcile(ledger, pipeline.resources(), stage);
             } else {
+                List<Reconciler.DeadLetterMessage> letters = reconciler.deadLetterMessages(
+                        pipeline.resources().queueUrls().get(stage.failure().deadLetterQueue()));
+                Set<String> filtered = LakeReconciliation.filtered(ledger, definition, stageName, schemas);
                 reconciliation = LakeReconciliation.reconcile(
                         reconciler,
                         ledger,
-                        definition,
+                        filtered,
                         stageName,
-                        schemas,
                         pipeline.resources().bucket(),
                         Reconciler.lakePrefix(pipeline.resources(), stage),
-                        pipeline.resources().queueUrls().get(stage.failure().deadLetterQueue()));
+                        letters);
+                downstreamCounts = DownstreamReconciliation.reconcile(
+                        reconciler, definition, stageName, pipeline.resources(), ledger, filtered, letters);
             }
             List<LoadResult.Request> requests =
                     classify(counts.rows(), stream, pipeline.resources().checkpointTable(), ledger.size());
@@ -225,7 +235,9 @@ public final class LoadRun {
                     reconciliation,
                     requests,
                     stages,
-                    seconds -> limits(aws.kinesisLimits(), startMillis, seconds));
+                    seconds -> limits(aws.kinesisLimits(), startMillis, seconds),
+                    downstreamCounts,
+                    cpu);
         }
     }
 
@@ -308,7 +320,9 @@ public final class LoadRun {
                     null,
                     requests,
                     List.of(),
-                    seconds -> new LoadResult.Limits("aws", 0, 0, List.of()));
+                    seconds -> new LoadResult.Limits("aws", 0, 0, List.of()),
+                    Map.of(),
+                    null);
         }
     }
 
@@ -443,7 +457,9 @@ public final class LoadRun {
             Reconciliation reconciliation,
             List<LoadResult.Request> requests,
             List<StageFigures> stages,
-            java.util.function.IntFunction<LoadResult.Limits> limits) {
+            java.util.function.IntFunction<LoadResult.Limits> limits,
+            Map<String, dev.sluice.verify.reconcile.Reconciler.AggregateReconciliation> downstream,
+            ProcessCpu.Usage cpu) {
         LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
         histogram = accounting.histogram();
         long events = ledger.size();
@@ -519,12 +535,17 @@ public final class LoadRun {
                 batches.stream().mapToLong(EmfBatch::deadLettered).sum(),
                 batches.stream().mapToLong(EmfBatch::absorbed).sum(),
                 reconciliation,
-                reconciliation != null && reconciliation.reconciled(),
+                reconciliation != null
+                        && reconciliation.reconciled()
+                        && downstream.values().stream()
+                                .allMatch(dev.sluice.verify.reconcile.Reconciler.AggregateReconciliation::reconciled),
                 requests,
                 costs,
                 settings.day(),
                 stages,
-                limits.apply(accounting.seconds().size()));
+                limits.apply(accounting.seconds().size()),
+                downstream,
+                cpu);
     }
 
     /**

@@ -83,7 +83,9 @@ class LoadReportTest {
                         List.of(
                                 new LoadResult.ThrottleSecond(0, 0, 0),
                                 new LoadResult.ThrottleSecond(1, 500, 1),
-                                new LoadResult.ThrottleSecond(2, 0, 2))));
+                                new LoadResult.ThrottleSecond(2, 0, 2))),
+                java.util.Map.of(),
+                null);
     }
 
     /** A gate's quotas on a clock the test moves: one shard covering every hash key. */

@@ -136,20 +136,18 @@ final class LoadCommand implements Command {
         out.printf(
                 Locale.ROOT,
                 "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s"
-                        + "%s %s%n",
+                        + "%s%s%s %s%n",
                 r.events(),
                 r.endToEndSeconds(),
                 r.eventsPerSecond(),
                 l == null ? "na" : Long.toString(l.p50()),
                 l == null ? "na" : Long.toString(l.p99()),
                 l == null ? "na" : Long.toString(l.max()),
-                r.reconciliation() == null
-                        ? "na"
-                        : Long.toString(r.reconciliation().lost()),
-                r.reconciliation() == null
-                        ? "na"
-                        : Long.toString(r.reconciliation().duplicates()),
+                r.reconciliation() == null ? "na" : Long.toString(r.lost()),
+                r.reconciliation() == null ? "na" : Long.toString(r.duplicates()),
                 stageFields(r),
+                downstreamFields(r),
+                cpuFields(r),
                 outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
     }
@@ -179,6 +177,61 @@ final class LoadCommand implements Command {
         return fields.toString();
     }
 
+    /**
+     * Per stage behind the first with an aggregate: {@code <stage>_counted= <stage>_lost=
+     * <stage>_duplicates=} (its aggregate against the events the first stage kept; the line's {@code
+     * lost} and {@code duplicates} include them).
+     */
+    static String downstreamFields(LoadResult r) {
+        StringBuilder fields = new StringBuilder();
+        r.downstream().forEach((stage, a) -> {
+            String key = stage.replace('-', '_');
+            fields.append(String.format(
+                    Locale.ROOT,
+                    " %s_counted=%d %s_lost=%d %s_duplicates=%d",
+                    key,
+                    a.counted(),
+                    key,
+                    a.lost(),
+                    key,
+                    a.duplicates()));
+        });
+        return fields.toString();
+    }
+
+    /**
+     * {@code cores=<machine's> cores_used=<all processes, on average> busiest=<process>
+     * busiest_cores=<its average>} and, per process over 5 % of a core, {@code cpu_<process>=<cores>}.
+     */
+    static String cpuFields(LoadResult r) {
+        if (r.cpu() == null || r.cpu().processes().isEmpty()) {
+            return "";
+        }
+        var cpu = r.cpu();
+        StringBuilder fields = new StringBuilder(String.format(
+                Locale.ROOT,
+                " cores=%d cores_used=%.2f busiest=%s busiest_cores=%.2f",
+                cpu.cores(),
+                cpu.totalCores(),
+                key(cpu.processes().get(0).name()),
+                cpu.processes().get(0).averageCores()));
+        for (var f : cpu.processes()) {
+            if (f.averageCores() >= 0.05) {
+                fields.append(String.format(Locale.ROOT, " cpu_%s=%.2f", key(f.name()), f.averageCores()));
+            }
+        }
+        return fields.toString();
+    }
+
+    /** A process name as a RESULT key: lower case, runs of other characters as one underscore. */
+    private static String key(String name) {
+        return name.toLowerCase(Locale.ROOT)
+                .replaceAll("\\(.*\\)", "")
+                .trim()
+                .replaceAll("[^a-z0-9]+", "_")
+                .replaceAll("^_|_$", "");
+    }
+
     private void summary(LoadResult r) {
         out.println();
         out.printf(
@@ -199,6 +252,18 @@ final class LoadCommand implements Command {
                     l.p99(),
                     l.max(),
                     l.matched());
+        }
+        if (r.cpu() != null) {
+            out.printf(Locale.ROOT, "  bound by        %s%n", r.cpu().bound());
+            r.cpu().processes().stream()
+                    .filter(f -> f.averageCores() >= 0.05)
+                    .forEach(f -> out.printf(
+                            Locale.ROOT,
+                            "  cpu             %-32s %5.2f cores (peak %.2f), %,.0f µs per event%n",
+                            f.name(),
+                            f.averageCores(),
+                            f.peakCores(),
+                            r.events() == 0 ? 0.0 : f.cpuSeconds() * 1e6 / r.events()));
         }
         if (r.latency() != null) {
             out.printf(
@@ -229,6 +294,20 @@ final class LoadCommand implements Command {
                     c.duplicates(),
                     c.unexpected());
             c.problems().forEach(p -> out.println("  ! " + p));
+            r.downstream().forEach((stage, a) -> {
+                out.printf(
+                        Locale.ROOT,
+                        "  reconciliation  %s's aggregate %s: expected %,d, counted %,d, lost %d, duplicates %d,"
+                                + " unexpected %d%n",
+                        stage,
+                        a.reconciled() ? "ok" : "FAILED",
+                        a.expected(),
+                        a.counted(),
+                        a.lost(),
+                        a.duplicates(),
+                        a.unexpected());
+                a.problems().forEach(p -> out.println("  ! " + p));
+            });
         } else {
             out.println("  reconciliation  not run (--aws: see load-tests/README.md)");
         }

@@ -61,15 +61,6 @@ public final class KplAggregator {
     }
 
     /**
-     * An aggregator for a writer that does not know the stream's shards: it packs together only
-     * records of one hash key (one partition key, or one explicit hash key), which always share a
-     * shard whatever the stream's layout. {@link Aggregate#shardId()} is then the hash key.
-     */
-    public static KplAggregator byHashKey(int maxBytes) {
-        return new KplAggregator(BigInteger::toString, maxBytes);
-    }
-
-    /**
      * The aggregates of these records, ordered by their first record.
      *
      * @throws IllegalArgumentException if one record alone does not fit in an aggregate

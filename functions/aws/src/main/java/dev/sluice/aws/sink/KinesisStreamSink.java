@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.access.Access;
 import dev.sluice.aws.kpl.KplAggregator;
+import dev.sluice.aws.kpl.ShardMap;
+import dev.sluice.aws.kpl.ShardMaps;
 import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
@@ -27,13 +29,29 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
  * stage's sinks use to absorb duplicates (a {@code deduplicate} table there treats a record put
  * twice here as a re-send), and the position they first entered Sluice at ({@code origin}).
  * PutRecords, 500 at a time; only the entries a partial failure names are sent again. With {@code
- * aggregate: true} the events of a batch are packed into KPL aggregates per partition key first.
+ * aggregate: true} the events of a batch are packed into KPL aggregates per shard first, as the KPL
+ * does: the sink lists the stream's shards ({@code ListShards}, once, and again when Kinesis puts an
+ * aggregate on a shard other than the one its records hash to — the stream was resharded), so a
+ * shard's 1,000 records a second carry up to 50 KB aggregates instead of single events.
  */
 public final class KinesisStreamSink implements EventSink {
 
     /** What the sink calls: {@code PutRecords} on {@code stream}, whose SSE-KMS needs {@code kms:GenerateDataKey}. */
     public static List<Access> access(String stream) {
-        return List.of(Access.stream(stream, "kinesis:PutRecords"), Access.key("kinesis", "kms:GenerateDataKey"));
+        return access(stream, false);
+    }
+
+    /**
+     * What the sink calls: {@code PutRecords} on {@code stream} (and, when it aggregates, {@code
+     * ListShards} to pack per shard), whose SSE-KMS needs {@code kms:GenerateDataKey}.
+     */
+    public static List<Access> access(String stream, boolean aggregate) {
+        return aggregate
+                ? List.of(
+                        Access.stream(stream, "kinesis:PutRecords"),
+                        Access.stream(stream, "kinesis:ListShards"),
+                        Access.key("kinesis", "kms:GenerateDataKey"))
+                : List.of(Access.stream(stream, "kinesis:PutRecords"), Access.key("kinesis", "kms:GenerateDataKey"));
     }
 
     /** The envelope field that carries an event's first position across hops. */
@@ -42,10 +60,15 @@ public final class KinesisStreamSink implements EventSink {
     private static final int MAX_ENTRIES = 500;
     private static final int ATTEMPTS = 5;
 
+    /** How often a batch lists the shards again because Kinesis put an aggregate on another shard. */
+    private static final int RESHARD_RETRIES = 3;
+
     private final KinesisClient kinesis;
     private final String stream;
     private final JsonPointer partitionKey;
-    private final KplAggregator aggregator;
+    private final boolean aggregate;
+    /** The stream's shards as last listed (null until the first aggregated write). */
+    private volatile ShardMap shards;
 
     public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField) {
         this(kinesis, stream, partitionKeyField, false);
@@ -53,14 +76,14 @@ public final class KinesisStreamSink implements EventSink {
 
     /**
      * @param aggregate pack the events into KPL aggregates ({@link KplAggregator#DEFAULT_MAX_BYTES}
-     *     each), one partition key per aggregate so that each lands on its key's shard without the
-     *     sink knowing the shards; the next stage de-aggregates them
+     *     each), one shard's records per aggregate, put with its first record's hash key so that it
+     *     lands on that shard; the next stage de-aggregates them
      */
     public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField, boolean aggregate) {
         this.kinesis = kinesis;
         this.stream = stream;
         this.partitionKey = FieldPaths.pointer(partitionKeyField);
-        this.aggregator = aggregate ? KplAggregator.byHashKey(KplAggregator.DEFAULT_MAX_BYTES) : null;
+        this.aggregate = aggregate;
     }
 
     @Override
@@ -86,9 +109,69 @@ public final class KinesisStreamSink implements EventSink {
                         .data(SdkBytes.fromString(withOrigin(event).toString(), StandardCharsets.UTF_8))
                         .build());
             }
-            put(aggregator == null ? pending : aggregated(pending));
+            if (aggregate) {
+                putAggregated(pending);
+            } else {
+                put(pending);
+            }
         }
         return new SinkReport(events.size(), 0);
+    }
+
+    /**
+     * Puts the entries packed per shard. An aggregate Kinesis put on another shard than the one its
+     * records hash to (the stream was resharded since the shards were listed) may hold records that
+     * shard's consumers leave out (the KCL drops de-aggregated records outside its shard's hash-key
+     * range): its records are packed again with the shards listed afresh and put again — a re-send
+     * the next stage's {@code deduplicate} table absorbs.
+     */
+    private void putAggregated(List<PutRecordsRequestEntry> entries) throws SinkException {
+        List<PutRecordsRequestEntry> pending = entries;
+        for (int round = 0; ; round++) {
+            ShardMap map = shardMap(round > 0);
+            List<KplAggregator.Aggregate> packed = aggregates(map, pending);
+            List<PutRecordsRequestEntry> puts = new ArrayList<>(packed.size());
+            for (KplAggregator.Aggregate a : packed) {
+                puts.add(PutRecordsRequestEntry.builder()
+                        .partitionKey(a.partitionKey())
+                        .explicitHashKey(a.explicitHashKey())
+                        .data(SdkBytes.fromByteArray(a.data()))
+                        .build());
+            }
+            List<String> landedOn = put(puts);
+            List<PutRecordsRequestEntry> misplaced = new ArrayList<>();
+            for (int i = 0; i < packed.size(); i++) {
+                if (!packed.get(i).shardId().equals(landedOn.get(i))) {
+                    for (int index : packed.get(i).indexes()) {
+                        misplaced.add(pending.get(index));
+                    }
+                }
+            }
+            if (misplaced.isEmpty()) {
+                return;
+            }
+            if (round == RESHARD_RETRIES) {
+                throw new SinkException(
+                        misplaced.size() + " records of " + stream + " landed on shards other than theirs after "
+                                + RESHARD_RETRIES + " listings of its shards",
+                        true,
+                        null);
+            }
+            pending = misplaced;
+        }
+    }
+
+    private ShardMap shardMap(boolean refresh) throws SinkException {
+        ShardMap map = shards;
+        if (map == null || refresh) {
+            try {
+                map = ShardMaps.list(kinesis, stream);
+            } catch (SdkException e) {
+                throw SdkErrors.classify("list the shards of " + stream, e);
+            }
+            shards = map;
+        }
+        return map;
     }
 
     /**
@@ -112,41 +195,41 @@ public final class KinesisStreamSink implements EventSink {
         return copy;
     }
 
-    /** The entries packed into KPL aggregates, one partition key each, in order per key. */
-    private List<PutRecordsRequestEntry> aggregated(List<PutRecordsRequestEntry> entries) {
+    /** The entries packed into KPL aggregates, one shard's each, in order per key. */
+    private static List<KplAggregator.Aggregate> aggregates(ShardMap map, List<PutRecordsRequestEntry> entries) {
         List<UserRecord> users = new ArrayList<>(entries.size());
         for (PutRecordsRequestEntry entry : entries) {
             users.add(new UserRecord(entry.partitionKey(), entry.data().asByteArray()));
         }
-        List<PutRecordsRequestEntry> aggregates = new ArrayList<>();
-        for (KplAggregator.Aggregate aggregate : aggregator.aggregate(users)) {
-            aggregates.add(PutRecordsRequestEntry.builder()
-                    .partitionKey(aggregate.partitionKey())
-                    .explicitHashKey(aggregate.explicitHashKey())
-                    .data(SdkBytes.fromByteArray(aggregate.data()))
-                    .build());
-        }
-        return aggregates;
+        return new KplAggregator(map, KplAggregator.DEFAULT_MAX_BYTES).aggregate(users);
     }
 
-    private void put(List<PutRecordsRequestEntry> entries) throws SinkException {
-        List<PutRecordsRequestEntry> pending = entries;
+    /** Puts the entries, retrying those a partial failure names; returns the shard each landed on. */
+    private List<String> put(List<PutRecordsRequestEntry> entries) throws SinkException {
+        String[] landedOn = new String[entries.size()];
+        List<Integer> pending = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            pending.add(i);
+        }
         for (int attempt = 1; ; attempt++) {
             PutRecordsResponse response;
             try {
-                List<PutRecordsRequestEntry> batch = pending;
+                List<PutRecordsRequestEntry> batch =
+                        pending.stream().map(entries::get).toList();
                 response = kinesis.putRecords(b -> b.streamName(stream).records(batch));
             } catch (SdkException e) {
                 throw SdkErrors.classify("put records into " + stream, e);
             }
-            if (response.failedRecordCount() == null || response.failedRecordCount() == 0) {
-                return;
-            }
-            List<PutRecordsRequestEntry> failed = new ArrayList<>();
+            List<Integer> failed = new ArrayList<>();
             for (int i = 0; i < response.records().size(); i++) {
                 if (response.records().get(i).errorCode() != null) {
                     failed.add(pending.get(i));
+                } else {
+                    landedOn[pending.get(i)] = response.records().get(i).shardId();
                 }
+            }
+            if (failed.isEmpty()) {
+                return java.util.Arrays.asList(landedOn);
             }
             if (attempt == ATTEMPTS) {
                 throw new SinkException(

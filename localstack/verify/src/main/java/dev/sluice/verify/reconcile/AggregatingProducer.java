@@ -5,7 +5,6 @@ import dev.sluice.aws.kpl.KplAggregator;
 import dev.sluice.aws.kpl.ShardMap;
 import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.generators.GeneratedEvent;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +17,6 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
-import software.amazon.awssdk.services.kinesis.model.Shard;
 
 /**
  * Puts events as the Kinesis Producer Library does with aggregation on: user records packed into
@@ -215,27 +213,6 @@ public final class AggregatingProducer {
 
     /** The stream's open shards by hash-key range. */
     private ShardMap shards() {
-        List<ShardMap.Range> ranges = new ArrayList<>();
-        String token = null;
-        do {
-            String next = token;
-            var response = kinesis.listShards(b -> {
-                if (next == null) {
-                    b.streamName(stream);
-                } else {
-                    b.nextToken(next);
-                }
-            });
-            for (Shard shard : response.shards()) {
-                if (shard.sequenceNumberRange().endingSequenceNumber() == null) {
-                    ranges.add(new ShardMap.Range(
-                            shard.shardId(),
-                            new BigInteger(shard.hashKeyRange().startingHashKey()),
-                            new BigInteger(shard.hashKeyRange().endingHashKey())));
-                }
-            }
-            token = response.nextToken();
-        } while (token != null);
-        return new ShardMap(ranges);
+        return dev.sluice.aws.kpl.ShardMaps.list(kinesis, stream);
     }
 }

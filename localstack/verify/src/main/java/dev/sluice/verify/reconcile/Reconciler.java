@@ -658,6 +658,37 @@ public final class Reconciler {
     private Map<String, List<String>> deadLetterReasons(
             String queueUrl, Map<String, String> payloads, Set<String> seen, int visibilitySeconds) {
         Map<String, List<String>> reasons = new HashMap<>();
+        for (DeadLetterMessage letter : deadLetterMessages(queueUrl, seen, visibilitySeconds)) {
+            reasons.computeIfAbsent(letter.position(), p -> new ArrayList<>()).add(letter.reasonCode());
+            if (letter.payload() != null) {
+                payloads.put(letter.position(), letter.payload());
+            }
+        }
+        return reasons;
+    }
+
+    /**
+     * One dead letter as a stage wrote it.
+     *
+     * @param stage the stage that wrote it ({@code ?} when the message does not say)
+     * @param stream the stream its record was read from ({@code ?} when it does not say)
+     * @param position shard/sequence[.sub-sequence] of its record in that stream
+     * @param reasonCode its reason code
+     * @param payload the record's text, or null when the message does not carry it
+     */
+    public record DeadLetterMessage(String stage, String stream, String position, String reasonCode, String payload) {}
+
+    /**
+     * Every message on a dead-letter queue, read and not deleted (each invisible to other readers for
+     * ten minutes, then there again for people to inspect). An unreadable message is one with stage
+     * {@code ?} and reason {@code ?}.
+     */
+    public List<DeadLetterMessage> deadLetterMessages(String queueUrl) {
+        return deadLetterMessages(queueUrl, new java.util.HashSet<>(), 600);
+    }
+
+    private List<DeadLetterMessage> deadLetterMessages(String queueUrl, Set<String> seen, int visibilitySeconds) {
+        List<DeadLetterMessage> letters = new ArrayList<>();
         int emptyReads = 0;
         while (emptyReads < 2) {
             int wait = emptyReads == 0 ? 0 : 1;
@@ -679,17 +710,54 @@ public final class Reconciler {
                             body.path("shardId").asText(),
                             body.path("sequenceNumber").asText(),
                             body.path("subSequenceNumber").asLong(0));
-                    reasons.computeIfAbsent(position, p -> new ArrayList<>())
-                            .add(body.path("reasonCode").asText());
-                    if (body.has("payload")) {
-                        payloads.put(position, body.path("payload").asText());
-                    }
+                    letters.add(new DeadLetterMessage(
+                            body.path("stage").asText("?"),
+                            body.path("stream").asText("?"),
+                            position,
+                            body.path("reasonCode").asText(),
+                            body.has("payload") ? body.path("payload").asText() : null));
                 } catch (IOException e) {
-                    reasons.computeIfAbsent("unreadable/" + message.messageId(), p -> new ArrayList<>())
-                            .add("?");
+                    letters.add(new DeadLetterMessage("?", "?", "unreadable/" + message.messageId(), "?", null));
                 }
             }
         }
-        return reasons;
+        return letters;
+    }
+
+    /**
+     * An aggregate's reconciliation against the events that should be in it.
+     *
+     * @param expected events the aggregate should count
+     * @param counted events it counts
+     * @param lost counts short of the expected ones, summed over its (key, window) items
+     * @param duplicates counts beyond them, summed
+     * @param unexpected sums that differ though the counts match
+     * @param problems the first few differences, in words
+     */
+    public record AggregateReconciliation(
+            long expected, long counted, long lost, long duplicates, long unexpected, List<String> problems) {
+        public AggregateReconciliation {
+            problems = List.copyOf(problems);
+        }
+
+        public boolean reconciled() {
+            return lost == 0 && duplicates == 0 && unexpected == 0;
+        }
+    }
+
+    /**
+     * Reconciles an aggregate written by a stage further down a pipeline (behind a re-key hop, where
+     * positions are the hop's, not the ledger's): every item of the aggregate against {@code counted},
+     * the ledger events that reached that stage, less those it reported late (by event id).
+     */
+    public AggregateReconciliation reconcileAggregate(
+            AggregateCheck check, List<LedgerEntry> counted, Set<String> lateEventIds) {
+        List<String> problems = new ArrayList<>();
+        AggregateTotals totals = reconcileAggregate(check, counted, Map.of(), lateEventIds, null, problems);
+        long expected = expectedTallies(check, counted, Map.of(), lateEventIds, decimals).values().stream()
+                .mapToLong(t -> t.count)
+                .sum();
+        return new AggregateReconciliation(
+                expected, totals.counted, totals.lost, totals.duplicates, totals.unexpected, problems);
     }
 }

@@ -1,0 +1,93 @@
+package dev.sluice.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProcessCpuTest {
+
+    private static final long S = 1_000_000_000L;
+
+    @Test
+    void eachProcessGetsItsCpuSecondsAverageAndFiveSecondPeakBusiestFirst() {
+        Map<Long, String> commands = new LinkedHashMap<>();
+        Map<Long, List<Long>> cpu = new LinkedHashMap<>();
+        commands.put(10L, "java -jar /x/localstack/cli/target/sluice.jar load");
+        cpu.put(10L, List.of(5 * S, 5 * S + S / 2, 6 * S, 6 * S + S / 2, 7 * S, 7 * S + S / 2, 8 * S));
+        commands.put(11L, "node /x/localstack/bin/with-parent.js 10 /x/node_modules/kinesis-local/main.js");
+        // idle for a second, then a full core for five seconds
+        cpu.put(11L, List.of(2 * S, 2 * S, 3 * S, 4 * S, 5 * S, 6 * S, 7 * S));
+
+        ProcessCpu.Usage usage = ProcessCpu.usage(2, 6.0, commands, cpu);
+
+        assertThat(usage.processes()).extracting(ProcessCpu.Figure::name).containsExactly("kinesis-mock", "sluice JVM");
+        ProcessCpu.Figure mock = usage.processes().get(0);
+        assertThat(mock.cpuSeconds()).isCloseTo(5.0, within(1e-9));
+        assertThat(mock.averageCores()).isCloseTo(5.0 / 6, within(1e-9));
+        assertThat(mock.peakCores()).isCloseTo(1.0, within(1e-9));
+        assertThat(mock.perSecond()).containsExactly(0.0, 1.0, 1.0, 1.0, 1.0, 1.0);
+        ProcessCpu.Figure jvm = usage.processes().get(1);
+        assertThat(jvm.cpuSeconds()).isCloseTo(3.0, within(1e-9));
+        assertThat(usage.totalCores()).isCloseTo(8.0 / 6, within(1e-9));
+    }
+
+    @Test
+    void processesOfOneKindAreNumberedAndNamedFromTheirCommandLines() {
+        Map<Long, String> commands = new LinkedHashMap<>();
+        Map<Long, List<Long>> cpu = new LinkedHashMap<>();
+        commands.put(1L, "java -Xmx256m -jar /x/functions/kcl/target/quarkus-app/quarkus-run.jar");
+        cpu.put(1L, List.of(0L, 2 * S));
+        commands.put(2L, "java -Xmx256m -jar /x/functions/kcl/target/quarkus-app/quarkus-run.jar");
+        cpu.put(2L, List.of(0L, S));
+        commands.put(3L, "node /x/node_modules/dynalite/cli.js --port 1");
+        cpu.put(3L, List.of(0L, S / 10));
+        commands.put(4L, "node /x/localstack/bin/iam-evaluator.js");
+        cpu.put(4L, List.of(0L, S / 20));
+        commands.put(5L, "/usr/bin/node --preserve-symlinks /tmp/jsii-java-runtime1/lib/program.js");
+        cpu.put(5L, List.of(0L, S / 30));
+
+        ProcessCpu.Usage usage = ProcessCpu.usage(2, 1.0, commands, cpu);
+
+        assertThat(usage.processes())
+                .extracting(ProcessCpu.Figure::name)
+                .containsExactly("kcl-worker", "kcl-worker #2", "dynalite", "iam-evaluator", "jsii (CDK synthesis)");
+    }
+
+    @Test
+    void theBoundIsTheMachineWhenItsCoresAreUsedElseAProcessAtOneCoreElseNothing() {
+        assertThat(usage(0.95, 0.95).bound()).startsWith("the machine's CPU (1.90 of 2 cores");
+        assertThat(usage(0.97, 0.3).bound()).isEqualTo("kinesis-mock (0.97 cores, one thread)");
+        assertThat(usage(0.5, 0.3).bound())
+                .startsWith("no process CPU-bound (0.80 of 2 cores in use; busiest kinesis-mock");
+        assertThat(ProcessCpu.usage(2, 1.0, Map.of(), Map.of()).bound()).isEqualTo("not measured");
+    }
+
+    private static ProcessCpu.Usage usage(double mock, double jvm) {
+        Map<Long, String> commands = new LinkedHashMap<>();
+        Map<Long, List<Long>> cpu = new LinkedHashMap<>();
+        commands.put(1L, "node kinesis-local/main.js");
+        cpu.put(1L, List.of(0L, (long) (mock * 10 * S)));
+        commands.put(2L, "java -jar sluice.jar");
+        cpu.put(2L, List.of(0L, (long) (jvm * 10 * S)));
+        return ProcessCpu.usage(2, 10.0, commands, cpu);
+    }
+
+    @Test
+    void samplingThisJvmSeesItUseCpu() {
+        ProcessCpu sampler = ProcessCpu.start();
+        long x = 0;
+        for (int i = 0; i < 50_000_000; i++) {
+            x += Long.numberOfTrailingZeros(i * 31L + x);
+        }
+        ProcessCpu.Usage usage = sampler.stop();
+        assertThat(x).isNotZero();
+        assertThat(usage.processes()).anySatisfy(f -> {
+            assertThat(f.pid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(f.cpuSeconds()).isPositive();
+        });
+    }
+}
