@@ -49,9 +49,22 @@ public final class ProcessCpu implements AutoCloseable {
      * @param seconds the wall time sampled
      * @param processes every process, busiest first
      */
-    public record Usage(int cores, double seconds, List<Figure> processes) {
+    public record Usage(int cores, double seconds, List<Figure> processes, double machineCores) {
         public Usage {
             processes = List.copyOf(processes);
+        }
+
+        /** Without the machine's own figure (not Linux): every process of the run counted, nothing else. */
+        public Usage(int cores, double seconds, List<Figure> processes) {
+            this(cores, seconds, processes, Double.NaN);
+        }
+
+        /**
+         * Cores other processes of the machine used meanwhile (other builds, other runs): the machine's
+         * busy cores less the run's own; NaN when the machine's figure is unknown.
+         */
+        public double othersCores() {
+            return Double.isNaN(machineCores) ? Double.NaN : Math.max(0, machineCores - totalCores());
         }
 
         /** Cores used on average by all the processes together. */
@@ -72,6 +85,15 @@ public final class ProcessCpu implements AutoCloseable {
         public String bound() {
             if (processes.isEmpty()) {
                 return "not measured";
+            }
+            if (!Double.isNaN(machineCores) && machineCores >= SATURATED * cores && othersCores() >= 0.1 * cores) {
+                return String.format(
+                        Locale.ROOT,
+                        "the machine's CPU, shared: %.2f of %d cores busy, %.2f of them other processes"
+                                + " (the figures are not this stack's own ceiling)",
+                        machineCores,
+                        cores,
+                        othersCores());
             }
             if (totalCores() >= SATURATED * cores) {
                 return String.format(Locale.ROOT, "the machine's CPU (%.2f of %d cores in use)", totalCores(), cores);
@@ -104,10 +126,13 @@ public final class ProcessCpu implements AutoCloseable {
     private final Map<Long, List<Long>> cpu = new LinkedHashMap<>();
 
     private int samples;
+    /** The machine's busy and total CPU time at the start ({@code /proc/stat}), null when unknown. */
+    private final long[] machineAtStart;
 
     private ProcessCpu(Supplier<Stream<ProcessHandle>> processes) {
         this.processes = processes;
         this.startNanos = System.nanoTime();
+        this.machineAtStart = machine();
         sample();
         this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-load-cpu");
@@ -160,7 +185,42 @@ public final class ProcessCpu implements AutoCloseable {
         sampler.shutdownNow();
         sample();
         double seconds = (System.nanoTime() - startNanos) / 1e9;
-        return usage(Runtime.getRuntime().availableProcessors(), seconds, commands, cpu);
+        int cores = Runtime.getRuntime().availableProcessors();
+        Usage usage = usage(cores, seconds, commands, cpu);
+        long[] machineAtEnd = machine();
+        if (machineAtStart == null || machineAtEnd == null || machineAtEnd[1] <= machineAtStart[1]) {
+            return usage;
+        }
+        double busy = (double) (machineAtEnd[0] - machineAtStart[0]) / (machineAtEnd[1] - machineAtStart[1]);
+        return new Usage(usage.cores(), usage.seconds(), usage.processes(), busy * cores);
+    }
+
+    /**
+     * The machine's busy and total CPU time so far, in clock ticks, from the first line of {@code
+     * /proc/stat} (busy = total − idle − iowait); null where there is no such file.
+     */
+    static long[] machine() {
+        try {
+            String line = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat"))
+                    .get(0);
+            return machine(line);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** {@link #machine()} of the {@code cpu} line of {@code /proc/stat}. */
+    static long[] machine(String cpuLine) {
+        String[] f = cpuLine.trim().split("\\s+");
+        if (!f[0].equals("cpu") || f.length < 6) {
+            return null;
+        }
+        long total = 0;
+        for (int i = 1; i < Math.min(f.length, 9); i++) { // user … steal; guest time is in user already
+            total += Long.parseLong(f[i]);
+        }
+        long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+        return new long[] {total - idle, total};
     }
 
     @Override

@@ -12,7 +12,11 @@ import software.amazon.awssdk.services.kinesis.model.Record;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 
-/** Reads every record of a stream from the start of each shard up to its tip (GetRecords polling). */
+/**
+ * Reads every record of a stream from the start of each shard up to its tip (GetRecords polling); a
+ * KPL aggregate (a re-key sink with {@code aggregate: true}) is read as its user records, each at the
+ * aggregate's position, as the stage reading it sees them.
+ */
 final class StreamReader {
 
     /** Kinesis allows five GetRecords a second per shard: wait this long when throttled. */
@@ -45,13 +49,12 @@ final class StreamReader {
                     continue;
                 }
                 for (Record r : page.records()) {
-                    records.add(new StageFigures.StreamRecord(
-                            shard.shardId(),
-                            r.sequenceNumber(),
-                            r.approximateArrivalTimestamp() == null
-                                    ? 0
-                                    : r.approximateArrivalTimestamp().toEpochMilli(),
-                            r.data().asByteArray()));
+                    long arrived = r.approximateArrivalTimestamp() == null
+                            ? 0
+                            : r.approximateArrivalTimestamp().toEpochMilli();
+                    for (byte[] data : userRecords(r.data().asByteArray())) {
+                        records.add(new StageFigures.StreamRecord(shard.shardId(), r.sequenceNumber(), arrived, data));
+                    }
                 }
                 iterator = page.nextShardIterator();
                 if (page.records().isEmpty() && (page.millisBehindLatest() == null || page.millisBehindLatest() == 0)) {
@@ -60,5 +63,19 @@ final class StreamReader {
             }
         }
         return records;
+    }
+
+    /** A record's user records: its own data, or the user records of a KPL aggregate. */
+    static List<byte[]> userRecords(byte[] data) {
+        if (!dev.sluice.core.event.KplFormat.hasMagic(data)) {
+            return List.of(data);
+        }
+        try {
+            return dev.sluice.aws.kpl.KplAggregates.decode(data).stream()
+                    .map(dev.sluice.aws.kpl.UserRecord::data)
+                    .toList();
+        } catch (dev.sluice.aws.kpl.MalformedAggregateException e) {
+            return List.of(data); // what the stage dead-letters whole: one record without an event time
+        }
     }
 }

@@ -66,6 +66,23 @@ class ProcessCpuTest {
         assertThat(ProcessCpu.usage(2, 1.0, Map.of(), Map.of()).bound()).isEqualTo("not measured");
     }
 
+    @Test
+    void aMachineBusyWithOtherProcessesIsNamedAsTheBound() {
+        ProcessCpu.Usage mine = usage(0.5, 0.3);
+        ProcessCpu.Usage shared = new ProcessCpu.Usage(mine.cores(), mine.seconds(), mine.processes(), 1.95);
+        assertThat(shared.othersCores()).isCloseTo(1.15, within(1e-9));
+        assertThat(shared.bound()).startsWith("the machine's CPU, shared: 1.95 of 2 cores busy, 1.15 of them other");
+        ProcessCpu.Usage alone = new ProcessCpu.Usage(mine.cores(), mine.seconds(), mine.processes(), 0.85);
+        assertThat(alone.bound()).startsWith("no process CPU-bound");
+    }
+
+    @Test
+    void theMachinesBusyTimeIsEverythingButIdleAndIowait() {
+        long[] t = ProcessCpu.machine("cpu  100 5 50 800 20 3 2 10 0 0");
+        assertThat(t).containsExactly(170L, 990L);
+        assertThat(ProcessCpu.machine("cpu0 1 2 3 4 5 6 7 8")).isNull();
+    }
+
     private static ProcessCpu.Usage usage(double mock, double jvm) {
         Map<Long, String> commands = new LinkedHashMap<>();
         Map<Long, List<Long>> cpu = new LinkedHashMap<>();

@@ -210,9 +210,10 @@ final class LoadCommand implements Command {
         var cpu = r.cpu();
         StringBuilder fields = new StringBuilder(String.format(
                 Locale.ROOT,
-                " cores=%d cores_used=%.2f busiest=%s busiest_cores=%.2f",
+                " cores=%d cores_used=%.2f machine_cores_used=%s busiest=%s busiest_cores=%.2f",
                 cpu.cores(),
                 cpu.totalCores(),
+                Double.isNaN(cpu.machineCores()) ? "na" : String.format(Locale.ROOT, "%.2f", cpu.machineCores()),
                 key(cpu.processes().get(0).name()),
                 cpu.processes().get(0).averageCores()));
         for (var f : cpu.processes()) {
