@@ -54,6 +54,14 @@ class LoadCommandIT {
         // the load run acts as its personas and roles with the template's IAM enforced, and nothing is denied
         // ... and under AWS's limits, whose throttles it counts
         assertThat(result).containsPattern(" iam=enforced access_denied=0 limits=enforced throttled=[0-9]+$");
+        // what each process of the local stack used, and which one bounded the run
+        assertThat(result)
+                .containsPattern(" cores=[0-9]+ cores_used=[0-9.]+ machine_cores_used=([0-9.]+|na) busiest=[a-z_]+ ");
+        if (pipeline.equals("clickstream")) {
+            // page-counts' aggregate, behind the re-key hop, reconciled against what mask-and-rekey kept
+            assertThat(result)
+                    .containsPattern(" page_counts_counted=[1-9][0-9]* page_counts_lost=0 page_counts_duplicates=0");
+        }
 
         Path directory;
         try (Stream<Path> runs = Files.list(reports)) {
@@ -63,6 +71,9 @@ class LoadCommandIT {
                 new ObjectMapper().readTree(directory.resolve("report.json").toFile());
         JsonNode data = json.path("data");
         assertThat(data.path("reconciled").asBoolean()).isTrue();
+        assertThat(data.at("/cpu/processes"))
+                .extracting(p -> p.path("name").asText())
+                .contains("sluice JVM", "kinesis-mock", "dynalite");
         assertThat(data.at("/reconciliation/produced").asLong()).isPositive();
         assertThat(data.at("/latency/unmatched").asLong())
                 .as("every record is matched to the batch that made it durable")
