@@ -70,7 +70,7 @@ class ClickstreamPipelineStackTest {
     @Test
     void rekeyStageFunctionNamesItsTargetStreamAndSecretAmongResourceNamesOnly() {
         assertThat(definition.stage("mask-and-rekey").sinks())
-                .contains(new SinkDefinition(null, null, "clicks-by-page"));
+                .contains(new SinkDefinition(null, null, "clicks-by-page", true));
         LambdaStage stage = stack.getLambdaStage("mask-and-rekey");
         assertThat(TemplateQueries.environment(template, stage.getFunction()))
                 .containsOnlyKeys(
