@@ -129,21 +129,22 @@ public final class KinesisStreamSink implements EventSink {
         List<PutRecordsRequestEntry> pending = entries;
         for (int round = 0; ; round++) {
             ShardMap map = shardMap(round > 0);
-            List<KplAggregator.Aggregate> packed = aggregates(map, pending);
-            List<PutRecordsRequestEntry> puts = new ArrayList<>(packed.size());
-            for (KplAggregator.Aggregate a : packed) {
-                puts.add(PutRecordsRequestEntry.builder()
-                        .partitionKey(a.partitionKey())
-                        .explicitHashKey(a.explicitHashKey())
-                        .data(SdkBytes.fromByteArray(a.data()))
-                        .build());
-            }
-            List<String> landedOn = put(puts);
             List<PutRecordsRequestEntry> misplaced = new ArrayList<>();
-            for (int i = 0; i < packed.size(); i++) {
-                if (!packed.get(i).shardId().equals(landedOn.get(i))) {
-                    for (int index : packed.get(i).indexes()) {
-                        misplaced.add(pending.get(index));
+            for (List<KplAggregator.Aggregate> wave : waves(aggregates(map, pending))) {
+                List<PutRecordsRequestEntry> puts = new ArrayList<>(wave.size());
+                for (KplAggregator.Aggregate a : wave) {
+                    puts.add(PutRecordsRequestEntry.builder()
+                            .partitionKey(a.partitionKey())
+                            .explicitHashKey(a.explicitHashKey())
+                            .data(SdkBytes.fromByteArray(a.data()))
+                            .build());
+                }
+                List<String> landedOn = put(puts);
+                for (int i = 0; i < wave.size(); i++) {
+                    if (!wave.get(i).shardId().equals(landedOn.get(i))) {
+                        for (int index : wave.get(i).indexes()) {
+                            misplaced.add(pending.get(index));
+                        }
                     }
                 }
             }
@@ -159,6 +160,26 @@ public final class KinesisStreamSink implements EventSink {
             }
             pending = misplaced;
         }
+    }
+
+    /**
+     * The aggregates in waves of at most one per shard, each shard's in order: a wave is put (its
+     * partial failures retried) before the next one is sent, so a refused aggregate is in its shard
+     * before any later aggregate of that shard — per-key order holds even when PutRecords partly
+     * fails, as it would not if two aggregates of one shard shared a request and only the first was
+     * refused.
+     */
+    static List<List<KplAggregator.Aggregate>> waves(List<KplAggregator.Aggregate> aggregates) {
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        List<List<KplAggregator.Aggregate>> waves = new ArrayList<>();
+        for (KplAggregator.Aggregate a : aggregates) {
+            int wave = seen.merge(a.shardId(), 1, Integer::sum) - 1;
+            if (wave == waves.size()) {
+                waves.add(new ArrayList<>());
+            }
+            waves.get(wave).add(a);
+        }
+        return waves;
     }
 
     private ShardMap shardMap(boolean refresh) throws SinkException {

@@ -34,7 +34,7 @@ class KinesisStreamSinkAggregationTest {
      * Records the put requests and accepts every entry, on the shard its hash key falls in ({@code
      * actual}); {@code ListShards} answers {@code listed} (stale until {@link #reshard} is over).
      */
-    private static final class RecordingKinesis implements KinesisClient {
+    private static class RecordingKinesis implements KinesisClient {
         final List<PutRecordsRequest> requests = new ArrayList<>();
         final List<String> landedOn = new ArrayList<>();
         ShardMap actual;
@@ -121,7 +121,14 @@ class KinesisStreamSinkAggregationTest {
     }
 
     private static ProcessedEvent event(int i, String page, long subSequence) {
+        return event(i, page, subSequence, "");
+    }
+
+    private static ProcessedEvent event(int i, String page, long subSequence, String filler) {
         ObjectNode json = MAPPER.createObjectNode().put("eventId", "view-" + i).put("page", page);
+        if (!filler.isEmpty()) {
+            json.put("filler", filler);
+        }
         InboundRecord source = new InboundRecord(
                 "clicks-masked",
                 new Position("shardId-000000000003", "4959", subSequence),
@@ -208,6 +215,60 @@ class KinesisStreamSinkAggregationTest {
         }
         assertThat(wellPlaced)
                 .containsAll(events.stream().map(ProcessedEvent::eventId).toList());
+    }
+
+    @Test
+    void aRefusedAggregateIsInItsShardBeforeAnyLaterAggregateOfThatShardSoPerKeyOrderHolds() throws Exception {
+        // one page, so one shard; events big enough for several 50 KB aggregates per write
+        RecordingKinesis kinesis = new RecordingKinesis(TWO_SHARDS) {
+            boolean refused;
+
+            @Override
+            public PutRecordsResponse putRecords(PutRecordsRequest request) {
+                if (!refused) {
+                    refused = true; // the first entry of the first request: throttled, not stored
+                    requests.add(request);
+                    List<PutRecordsResultEntry> results = new ArrayList<>();
+                    results.add(PutRecordsResultEntry.builder()
+                            .errorCode("ProvisionedThroughputExceededException")
+                            .errorMessage("Rate exceeded for shard")
+                            .build());
+                    PutRecordsResponse rest = super.putRecords(PutRecordsRequest.builder()
+                            .streamName(request.streamName())
+                            .records(request.records()
+                                    .subList(1, request.records().size()))
+                            .build());
+                    requests.remove(requests.size() - 1);
+                    results.addAll(rest.records());
+                    return PutRecordsResponse.builder()
+                            .failedRecordCount(1)
+                            .records(results)
+                            .build();
+                }
+                return super.putRecords(request);
+            }
+        };
+        KinesisStreamSink sink = new KinesisStreamSink(kinesis, "clicks-by-page", "page", true);
+        List<ProcessedEvent> events = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            events.add(event(i, "/home", i, "x".repeat(2_000)));
+        }
+
+        sink.write(events);
+
+        // what the shard holds, in order: every stored aggregate's records (the refused one was not stored)
+        List<Integer> stored = new ArrayList<>();
+        for (int r = 0; r < kinesis.requests.size(); r++) {
+            List<PutRecordsRequestEntry> entries = kinesis.requests.get(r).records();
+            for (int i = r == 0 ? 1 : 0; i < entries.size(); i++) {
+                for (UserRecord u : KplAggregates.decode(entries.get(i).data().asByteArray())) {
+                    String id = MAPPER.readTree(u.data()).path("eventId").asText();
+                    stored.add(Integer.parseInt(id.substring("view-".length())));
+                }
+            }
+        }
+        assertThat(stored).hasSize(200).isSorted();
+        assertThat(kinesis.requests.size()).isGreaterThan(2); // several aggregates, one a request
     }
 
     @Test
