@@ -1,0 +1,61 @@
+package dev.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the launcher ({@code ./sluice bench ...}) hands its arguments to {@code BenchCore}: the
+ * benchmark's name may stand anywhere among the options, and {@code --profile} profiles the chain
+ * with or without the name. Runs the real script with {@code SLUICE_BENCH_DRY_RUN=1}, which prints
+ * the command instead of building and running it.
+ */
+class LauncherBenchArgumentsTest {
+
+    private static final Path ROOT = Path.of(System.getProperty("sluice.root", "../.."));
+
+    @Test
+    void profileRunsTheCoreBenchmarkWhereverTheNameStands() throws Exception {
+        assertThat(bench("core", "--profile")).isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --profile"));
+        assertThat(bench("--profile", "core")).isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --profile"));
+        assertThat(bench("--profile")).isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --profile"));
+        assertThat(bench("--quick", "core", "--profile"))
+                .isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --quick --profile"));
+    }
+
+    @Test
+    void withoutANameEveryBenchmarkRuns() throws Exception {
+        assertThat(bench()).isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --all"));
+        assertThat(bench("--quick")).isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --all --quick"));
+        assertThat(bench("core", "--pipeline", "p.yaml"))
+                .isEqualTo(new Run(0, "dev.sluice.bench.BenchCore --pipeline p.yaml"));
+    }
+
+    @Test
+    void anUnknownBenchmarkIsRefusedWithOneLineAndTheUsage() throws Exception {
+        Run run = bench("fast");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.firstLine()).isEqualTo("sluice bench: unknown benchmark 'fast' (known: core, coldstart)");
+    }
+
+    record Run(int status, String firstLine) {}
+
+    private static Run bench(String... args) throws IOException, InterruptedException {
+        List<String> command =
+                new ArrayList<>(List.of("bash", ROOT.resolve("sluice").toString(), "bench"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("SLUICE_BENCH_DRY_RUN", "1");
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String first = output.lines().findFirst().orElse("").strip();
+        return new Run(process.exitValue(), first);
+    }
+}
