@@ -30,6 +30,9 @@ import java.util.List;
  * @param stages every stage measured, the one fed by the produced stream first, then the KCL
  *     stages further down (empty on AWS)
  * @param limits AWS's limits on the local stack during the run: what the Kinesis gate throttled
+ * @param capacity per stage measured: duration per batch, per-shard consumer ceiling, real time or
+ *     not ({@link StageCapacity}; empty on AWS)
+ * @param awsLatency whether AWS's latencies were modelled on the local stack ({@code --aws-latency})
  */
 public record LoadResult(
         String pipeline,
@@ -53,7 +56,60 @@ public record LoadResult(
         List<CostModel.Breakdown> costs,
         boolean day,
         List<StageFigures> stages,
-        Limits limits) {
+        Limits limits,
+        List<StageCapacity> capacity,
+        boolean awsLatency) {
+
+    /** A run without capacity figures and without the AWS latency model. */
+    public LoadResult(
+            String pipeline,
+            String stage,
+            String target,
+            double targetRate,
+            double produceSeconds,
+            long events,
+            double producedPerSecond,
+            double endToEndSeconds,
+            double eventsPerSecond,
+            double recordBytes,
+            Latency latency,
+            List<LatencyAccounting.Second> seconds,
+            long invocations,
+            long deadLetteredReported,
+            long absorbedDuplicates,
+            Reconciliation reconciliation,
+            boolean reconciled,
+            List<Request> requests,
+            List<CostModel.Breakdown> costs,
+            boolean day,
+            List<StageFigures> stages,
+            Limits limits) {
+        this(
+                pipeline,
+                stage,
+                target,
+                targetRate,
+                produceSeconds,
+                events,
+                producedPerSecond,
+                endToEndSeconds,
+                eventsPerSecond,
+                recordBytes,
+                latency,
+                seconds,
+                invocations,
+                deadLetteredReported,
+                absorbedDuplicates,
+                reconciliation,
+                reconciled,
+                requests,
+                costs,
+                day,
+                stages,
+                limits,
+                List.of(),
+                false);
+    }
 
     /**
      * What AWS's Kinesis limits did to a run ({@code docs/local-limits.md}).
