@@ -85,23 +85,31 @@ public record MeasuredFigures(
 
     /** The newest report.json under {@code reportsDirectory} (by modification time) that has capacity figures. */
     public static Optional<Path> newest(Path reportsDirectory) {
+        return newest(reportsDirectory, null);
+    }
+
+    /**
+     * The newest report.json under {@code reportsDirectory} (by modification time) that has capacity
+     * figures, of {@code pipeline} when it is not null.
+     */
+    public static Optional<Path> newest(Path reportsDirectory, String pipeline) {
         if (!Files.isDirectory(reportsDirectory)) {
             return Optional.empty();
         }
         try (Stream<Path> runs = Files.list(reportsDirectory)) {
             return runs.map(run -> run.resolve("report.json"))
                     .filter(Files::isRegularFile)
-                    .filter(MeasuredFigures::hasCapacity)
+                    .filter(report -> hasCapacity(report, pipeline))
                     .max(Comparator.comparing(MeasuredFigures::modified));
         } catch (IOException e) {
             throw new ReportException("cannot list " + reportsDirectory + ": " + e.getMessage());
         }
     }
 
-    private static boolean hasCapacity(Path reportJson) {
+    private static boolean hasCapacity(Path reportJson, String pipeline) {
         try {
-            read(reportJson);
-            return true;
+            MeasuredFigures figures = read(reportJson);
+            return pipeline == null || pipeline.equals(figures.pipeline());
         } catch (ReportException e) {
             return false;
         }

@@ -67,6 +67,12 @@ class MeasuredFiguresTest {
         write(dir, "c-newer-but-without-capacity", "{\"kind\":\"load\",\"data\":{\"stage\":\"validate\"}}", 5_000);
 
         assertThat(MeasuredFigures.newest(dir)).contains(newest);
+        Path clicks = write(dir, "d-clickstream", CAPACITY.replace("\"payments\"", "\"clickstream\""), 4_000);
+        assertThat(MeasuredFigures.newest(dir)).contains(clicks);
+        assertThat(MeasuredFigures.newest(dir, "payments"))
+                .as("the newest of the pipeline asked for")
+                .contains(newest);
+        assertThat(MeasuredFigures.newest(dir, "orders")).isEmpty();
         assertThat(MeasuredFigures.newest(dir.resolve("none"))).isEmpty();
     }
 }

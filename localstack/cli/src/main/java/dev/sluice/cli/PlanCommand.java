@@ -107,7 +107,7 @@ final class PlanCommand implements Command {
                 .compression(args.number("compression", 0.2, true))
                 .batchSize(args.positiveInt("batch-size", 100))
                 .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024));
-        MeasuredFigures measured = measured(args.get("from-report"));
+        MeasuredFigures measured = measured(args.get("from-report"), example);
         List<String> sources = new java.util.ArrayList<>();
         if (args.get("lambda-ms-per-batch") != null) {
             inputs.lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
@@ -147,25 +147,39 @@ final class PlanCommand implements Command {
         }
         String table = args.get("price-table");
         PriceTable prices = table == null ? PriceTable.bundled() : PriceTable.load(priceTablePath(table));
-        PlanReport.lines(CapacityPlanner.plan(
-                        planInputs, prices, measured == null ? 0 : measured.ceilingPerShard(), sources))
-                .forEach(context.out()::println);
+        double ceiling = measured == null ? 0 : measured.ceilingPerShard();
+        dev.sluice.planner.CapacityPlan plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+        if (measured != null
+                && measured.consumer().equals("lambda")
+                && args.get("lambda-ms-per-batch") == null
+                && Math.abs(Math.log(plan.averageBatchFill() / measured.recordsPerBatch())) > Math.log(2)) {
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "  note: the run's batches held %.1f records, this plan's hold %.1f on average: the measured"
+                            + " duration is of other batches (give --lambda-ms-per-batch to override)",
+                    measured.recordsPerBatch(),
+                    plan.averageBatchFill()));
+            plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+        }
+        PlanReport.lines(plan).forEach(context.out()::println);
         return 0;
     }
 
     /**
      * {@code --from-report PATH} (a report.json or its run folder) or {@code latest} (the newest
-     * load-tests/reports/*&#47;report.json with measured capacity); null without the option.
+     * load-tests/reports/*&#47;report.json with measured capacity, of the example's pipeline with
+     * {@code --example}); null without the option.
      */
-    private MeasuredFigures measured(String value) {
+    private MeasuredFigures measured(String value, String example) {
         if (value == null) {
             return null;
         }
         Path report;
         if (value.equals("latest")) {
-            report = MeasuredFigures.newest(context.root().resolve("load-tests/reports"))
+            report = MeasuredFigures.newest(context.root().resolve("load-tests/reports"), example)
                     .orElseThrow(() -> new UsageException("--from-report latest: no load report with measured"
-                            + " capacity under load-tests/reports (run ./sluice load first)"));
+                            + " capacity under load-tests/reports" + (example == null ? "" : " for " + example)
+                            + " (run ./sluice load first)"));
         } else {
             Path path = Path.of(value);
             if (!path.isAbsolute() && !Files.exists(path)) {

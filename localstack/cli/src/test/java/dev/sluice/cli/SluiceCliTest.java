@@ -125,7 +125,11 @@ class SluiceCliTest {
                 .contains("                           consumer ceiling per shard: 100 events/s (batch size 100 ×"
                         + " parallelization 1), measured: report " + report + " (payments, stage validate, AWS"
                         + " latency modelled)")
-                .anySatisfy(line -> assertThat(line).contains("1024 MB × 401 ms a batch"));
+                .anySatisfy(line -> assertThat(line).contains("1024 MB × 401 ms a batch"))
+                .contains(
+                        "                             note: the run's batches held 50.0 records, this plan's hold 11.6"
+                                + " on average: the measured duration is of other batches (give --lambda-ms-per-batch to"
+                                + " override)");
         assertThat(lines.get(lines.size() - 1))
                 .startsWith("RESULT avg_events_per_s=34.7 peak_events_per_s=231.5 shards=3");
 
