@@ -214,6 +214,8 @@ public final class AwsLatencyModel {
     private final long seed;
     private final Map<String, Figure> figures = new LinkedHashMap<>();
     private final Map<String, SplittableRandom> generators = new LinkedHashMap<>();
+    private final Map<String, java.util.concurrent.atomic.LongAdder> drawn =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The published figures, seeded. */
     public AwsLatencyModel(long seed) {
@@ -252,11 +254,23 @@ public final class AwsLatencyModel {
             return 0;
         }
         SplittableRandom random = generators.get(key);
+        drawn.computeIfAbsent(key, k -> new java.util.concurrent.atomic.LongAdder())
+                .increment();
         double z;
         synchronized (random) {
             z = random.nextGaussian();
         }
         return f.quantileAt(z);
+    }
+
+    /**
+     * How many calls each operation delayed so far ({@code "KINESIS GetRecords"} → calls), whichever
+     * process made them: the gates ask the model for every call of every client.
+     */
+    public Map<String, Long> delayedCalls() {
+        Map<String, Long> calls = new java.util.TreeMap<>();
+        drawn.forEach((key, count) -> calls.put(key, count.sum()));
+        return calls;
     }
 
     /** {@link #nextMillis} in nanoseconds, for the gates. */

@@ -121,6 +121,15 @@ public final class LoadReport {
                             ? "modelled: every call to the local services took a latency drawn from published AWS"
                                     + " figures (--aws-latency)"
                             : "not modelled: the local emulators' own latency (--aws-latency models AWS's)");
+            if (r.awsLatency()) {
+                summary.put(
+                        "calls the AWS latency model delayed",
+                        String.join(
+                                ", ",
+                                r.delayedCalls().entrySet().stream()
+                                        .map(e -> fmt("%s %,d", e.getKey(), e.getValue()))
+                                        .toList()));
+            }
         }
         for (StageCapacity c : r.capacity()) {
             summary.put(

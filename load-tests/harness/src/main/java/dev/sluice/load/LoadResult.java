@@ -33,6 +33,8 @@ import java.util.List;
  * @param capacity per stage measured: duration per batch, per-shard consumer ceiling, real time or
  *     not ({@link StageCapacity}; empty on AWS)
  * @param awsLatency whether AWS's latencies were modelled on the local stack ({@code --aws-latency})
+ * @param delayedCalls with {@code awsLatency}: the calls the model delayed, by service and operation,
+ *     from every process (the KCL worker JVMs' too)
  */
 public record LoadResult(
         String pipeline,
@@ -58,7 +60,8 @@ public record LoadResult(
         List<StageFigures> stages,
         Limits limits,
         List<StageCapacity> capacity,
-        boolean awsLatency) {
+        boolean awsLatency,
+        java.util.Map<String, Long> delayedCalls) {
 
     /** A run without capacity figures and without the AWS latency model. */
     public LoadResult(
@@ -108,7 +111,8 @@ public record LoadResult(
                 stages,
                 limits,
                 List.of(),
-                false);
+                false,
+                java.util.Map.of());
     }
 
     /**

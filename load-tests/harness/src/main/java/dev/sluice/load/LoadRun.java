@@ -104,6 +104,7 @@ public final class LoadRun {
     }
 
     private boolean awsLatency;
+    private Map<String, Long> delayedCalls = Map.of();
     private final List<StageCapacity> capacity = new ArrayList<>();
 
     /**
@@ -186,8 +187,8 @@ public final class LoadRun {
             iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws) + " "
                     + dev.sluice.local.limits.LocalLimits.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
+            AwsLatencyModel model = new AwsLatencyModel(settings.seed());
             if (awsLatency) {
-                AwsLatencyModel model = new AwsLatencyModel(settings.seed());
                 aws.latency((service, operation) -> model.nextNanos(service.name(), operation));
                 err.println("AWS latency modelled on every call (load-tests/README.md, \"AWS latency model\")");
             }
@@ -216,6 +217,7 @@ public final class LoadRun {
             stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
             if (awsLatency) {
                 aws.latency(null);
+                delayedCalls = model.delayedCalls();
             }
             double bytes = ledger.stream()
                     .mapToLong(e -> e.event().data().length)
@@ -586,7 +588,8 @@ public final class LoadRun {
                 stages,
                 limits.apply(accounting.seconds().size()),
                 List.copyOf(capacity),
-                awsLatency);
+                awsLatency,
+                delayedCalls);
     }
 
     private static int memory(StageDefinition stage) {

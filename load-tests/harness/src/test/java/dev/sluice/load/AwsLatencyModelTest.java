@@ -59,6 +59,9 @@ class AwsLatencyModelTest {
         assertThat(model.nextNanos("DYNAMODB", "DescribeTable")).isZero();
         assertThat(model.nextNanos("KINESIS", "ListShards")).isZero();
         assertThat(model.nextNanos("KINESIS", "GetRecords")).isPositive();
+        assertThat(model.delayedCalls())
+                .as("only what it delayed is counted")
+                .containsExactly(java.util.Map.entry("KINESIS GetRecords", 1L));
     }
 
     @Test

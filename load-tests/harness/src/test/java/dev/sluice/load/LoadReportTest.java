@@ -209,12 +209,14 @@ class LoadReportTest {
                 b.stages(),
                 b.limits(),
                 List.of(validate),
-                true);
+                true,
+                java.util.Map.of("DYNAMODB PutItem", 400L, "KINESIS GetRecords", 9L));
 
         new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-01T01:00:00Z")));
 
         JsonNode json = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
         assertThat(json.at("/data/awsLatency").asBoolean()).isTrue();
+        assertThat(json.at("/data/delayedCalls/KINESIS GetRecords").asLong()).isEqualTo(9);
         assertThat(json.at("/data/capacity/0/stage").asText()).isEqualTo("validate");
         assertThat(json.at("/data/capacity/0/durationP50Ms").asDouble()).isEqualTo(250);
         assertThat(json.at("/data/capacity/0/ceilingPerShard").asDouble()).isEqualTo(100 / 0.45);
@@ -225,6 +227,7 @@ class LoadReportTest {
                 .contains("Capacity per stage (per shard)")
                 .contains("222 = 100 × 1 ÷ (250 + 200 ms)")
                 .contains("no (×0.22)")
-                .contains("modelled: every call to the local services took a latency drawn from published AWS");
+                .contains("modelled: every call to the local services took a latency drawn from published AWS")
+                .contains("DYNAMODB PutItem 400, KINESIS GetRecords 9");
     }
 }
