@@ -33,8 +33,21 @@ public final class LoadReport {
                     + " other request (sinks, lake ledger, dead-letter queue, stream sinks).",
             "Cost per million events prices the measured requests with the planner's price table"
                     + " (load-tests/planner, prices marked unverified are list prices to check). Shard-hours are priced"
-                    + " at the run's own rate; Lambda duration uses the planner's assumption per batch; storage,"
-                    + " CloudWatch and data transfer are left out. The baselines are priced the same way.",
+                    + " at the run's own rate; Lambda duration is the mean measured per batch (the local runtime's"
+                    + " timing of each handler run) when the stage's function was timed, else the planner's"
+                    + " assumption of 200 ms (the cost table's note says which); storage, CloudWatch and data"
+                    + " transfer are left out. The baselines are priced the same way.",
+            "Capacity per stage: Lambda's duration per batch is each handler run as the local runtime timed"
+                    + " it; the per-shard consumer ceiling is batch size × parallelization factor ÷ (the duration"
+                    + " of a full batch, estimated by a least-squares line through (records, duration), + 200 ms,"
+                    + " the fastest Kinesis serves one reader of a shard: 5 GetRecords calls a second). For a KCL"
+                    + " stage the duration is the interval between a shard's consecutive batches (EMF timestamps,"
+                    + " its GetRecords call, processing and idle time between reads together) and the ceiling"
+                    + " records per GetRecords ÷ its median. Real time means the ceiling reaches what a shard"
+                    + " written at Kinesis's limit carries: min(1,000 records/s, 1 MiB/s ÷ the record size). With"
+                    + " --aws-latency every call to the local services paid a latency drawn from published AWS"
+                    + " figures (load-tests/README.md, \"AWS latency model\"); without it the figures are the"
+                    + " emulators' own.",
             "Throttles: locally the Kinesis gate enforces AWS's per-shard quotas (1,000 records/s and 1 MiB/s"
                     + " written, 5 GetRecords calls/s and 2 MiB/s read; docs/local-limits.md) and counts every record"
                     + " and GetRecords call it refuses with ProvisionedThroughputExceededException, per wall-clock"
@@ -101,6 +114,38 @@ public final class LoadReport {
                                             : fmt("; MillisBehindLatest max %,d", f.maxMillisBehindLatest())));
         }
         summary.put("AWS limits (Kinesis)", limits(r.limits()));
+        if (r.target().equals("local")) {
+            summary.put(
+                    "AWS latency",
+                    r.awsLatency()
+                            ? "modelled: every call to the local services took a latency drawn from published AWS"
+                                    + " figures (--aws-latency)"
+                            : "not modelled: the local emulators' own latency (--aws-latency models AWS's)");
+            if (r.awsLatency()) {
+                summary.put(
+                        "calls the AWS latency model delayed",
+                        String.join(
+                                ", ",
+                                r.delayedCalls().entrySet().stream()
+                                        .map(e -> fmt("%s %,d", e.getKey(), e.getValue()))
+                                        .toList()));
+            }
+        }
+        for (StageCapacity c : r.capacity()) {
+            summary.put(
+                    "capacity " + c.stage() + " (" + c.consumer() + ")",
+                    fmt(
+                            "%s per batch p50 %,.0f ms · p99 %,.0f ms (%,.1f records on average); ceiling %,.0f"
+                                    + " events/s a shard; %s at %s (ceiling ÷ required %.2f)",
+                            c.consumer().equals("kcl") ? "interval" : "duration",
+                            c.durationP50Ms(),
+                            c.durationP99Ms(),
+                            c.recordsPerBatch(),
+                            c.ceilingPerShard(),
+                            c.realTime() ? "real time" : "NOT real time",
+                            c.requiredBasis(),
+                            c.margin()));
+        }
         summary.put("invocations", fmt("%,d", r.invocations()));
         summary.put("dead-lettered (reported)", fmt("%,d", r.deadLetteredReported()));
         if (r.reconciliation() != null) {
@@ -239,6 +284,9 @@ public final class LoadReport {
                         r.costs().stream()
                                 .map(b -> b.design() + ": " + b.note())
                                 .toList())));
+        if (!r.capacity().isEmpty()) {
+            tables.add(capacityTable(r.capacity()));
+        }
         tables.add(new Report.Table(
                 "AWS requests by operation",
                 List.of("role", "service", "operation", "resource", "requests", "entries", "per 1,000 events"),
@@ -273,6 +321,48 @@ public final class LoadReport {
                 tables,
                 NOTES,
                 r);
+    }
+
+    /** Per stage: measured duration per batch, the per-shard ceiling, real time or not, GB-seconds. */
+    static Report.Table capacityTable(List<StageCapacity> capacity) {
+        return new Report.Table(
+                "Capacity per stage (per shard)",
+                List.of(
+                        "stage",
+                        "consumer",
+                        "batches",
+                        "records per batch",
+                        "duration p50 / p99 / mean ms",
+                        "full batch ms",
+                        "ceiling events/s a shard",
+                        "a shard at Kinesis's limit",
+                        "real time",
+                        "Lambda GB-s per million events",
+                        "Lambda duration USD per million events",
+                        "duration measured"),
+                capacity.stream()
+                        .map(c -> List.of(
+                                c.stage(),
+                                c.consumer(),
+                                fmt("%,d", c.batches()),
+                                fmt("%,.1f of %,d", c.recordsPerBatch(), c.batchSize()),
+                                fmt("%,.0f / %,.0f / %,.1f", c.durationP50Ms(), c.durationP99Ms(), c.durationMeanMs()),
+                                fmt("%,.0f", c.fullBatchMs()),
+                                fmt(
+                                        "%,.0f = %,d × %d ÷ (%,.0f + %,.0f ms)",
+                                        c.ceilingPerShard(),
+                                        c.batchSize(),
+                                        c.parallelizationFactor(),
+                                        c.fullBatchMs(),
+                                        c.pollIntervalMs()),
+                                fmt("%,.0f records/s (%s)", c.requiredPerShard(), c.requiredBasis()),
+                                fmt("%s (×%.2f)", c.realTime() ? "yes" : "no", c.margin()),
+                                c.consumer().equals("lambda") ? fmt("%,.1f", c.gbSecondsPerMillion()) : "—",
+                                c.consumer().equals("lambda") ? fmt("%.4f", c.durationUsdPerMillion()) : "—",
+                                c.durationBasis()))
+                        .toList(),
+                "ceiling = batch size × parallelization factor ÷ (full batch + poll interval); a KCL stage's"
+                        + " interval already holds its poll, so its poll interval is 0");
     }
 
     private static String limits(LoadResult.Limits limits) {

@@ -31,6 +31,11 @@ import java.util.List;
  * @param stages every stage measured, the one fed by the produced stream first, then the KCL
  *     stages further down (empty on AWS)
  * @param limits AWS's limits on the local stack during the run: what the Kinesis gate throttled
+ * @param capacity per stage measured: duration per batch, per-shard consumer ceiling, real time or
+ *     not ({@link StageCapacity}; empty on AWS)
+ * @param awsLatency whether AWS's latencies were modelled on the local stack ({@code --aws-latency})
+ * @param delayedCalls with {@code awsLatency}: the calls the model delayed, by service and operation,
+ *     from every process (the KCL worker JVMs' too)
  * @param downstream the aggregates of the stages behind the first one (behind a re-key hop), each
  *     reconciled against the events the first stage kept (empty when there are none, or on AWS)
  * @param cpu CPU time per process of the local stack during the run (null on AWS)
@@ -58,11 +63,68 @@ public record LoadResult(
         boolean day,
         List<StageFigures> stages,
         Limits limits,
+        List<StageCapacity> capacity,
+        boolean awsLatency,
+        java.util.Map<String, Long> delayedCalls,
         java.util.Map<String, Reconciler.AggregateReconciliation> downstream,
         ProcessCpu.Usage cpu) {
 
     public LoadResult {
         downstream = java.util.Map.copyOf(downstream);
+    }
+
+    /** A run without capacity figures, the AWS latency model, downstream aggregates or CPU figures. */
+    public LoadResult(
+            String pipeline,
+            String stage,
+            String target,
+            double targetRate,
+            double produceSeconds,
+            long events,
+            double producedPerSecond,
+            double endToEndSeconds,
+            double eventsPerSecond,
+            double recordBytes,
+            Latency latency,
+            List<LatencyAccounting.Second> seconds,
+            long invocations,
+            long deadLetteredReported,
+            long absorbedDuplicates,
+            Reconciliation reconciliation,
+            boolean reconciled,
+            List<Request> requests,
+            List<CostModel.Breakdown> costs,
+            boolean day,
+            List<StageFigures> stages,
+            Limits limits) {
+        this(
+                pipeline,
+                stage,
+                target,
+                targetRate,
+                produceSeconds,
+                events,
+                producedPerSecond,
+                endToEndSeconds,
+                eventsPerSecond,
+                recordBytes,
+                latency,
+                seconds,
+                invocations,
+                deadLetteredReported,
+                absorbedDuplicates,
+                reconciliation,
+                reconciled,
+                requests,
+                costs,
+                day,
+                stages,
+                limits,
+                List.of(),
+                false,
+                java.util.Map.of(),
+                java.util.Map.of(),
+                null);
     }
 
     /** Views lost over the whole pipeline: the first stage's and every downstream aggregate's. */

@@ -103,6 +103,20 @@ public final class LoadRun {
         return this;
     }
 
+    private boolean awsLatency;
+    private Map<String, Long> delayedCalls = Map.of();
+    private final List<StageCapacity> capacity = new ArrayList<>();
+
+    /**
+     * {@code --aws-latency}: every call to the local services is delayed by a draw from {@link
+     * AwsLatencyModel}'s distribution for its operation (seeded with the run's seed), while the
+     * pipeline runs; off for provisioning and reconciliation.
+     */
+    public LoadRun awsLatency(boolean on) {
+        this.awsLatency = on;
+        return this;
+    }
+
     /** Whether this run's producer aggregates. */
     public boolean aggregates() {
         return aggregate != null ? aggregate : settings.rate() > AGGREGATE_ABOVE_RATE;
@@ -173,6 +187,11 @@ public final class LoadRun {
             iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws) + " "
                     + dev.sluice.local.limits.LocalLimits.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
+            AwsLatencyModel model = new AwsLatencyModel(settings.seed());
+            if (awsLatency) {
+                aws.latency((service, operation) -> model.nextNanos(service.name(), operation));
+                err.println("AWS latency modelled on every call (load-tests/README.md, \"AWS latency model\")");
+            }
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();
             List<LatencyAccounting.Sent> sent;
@@ -200,6 +219,29 @@ public final class LoadRun {
                         startMillis));
                 stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
                 cpu = sampler.stop();
+            }
+            if (awsLatency) {
+                aws.latency(null);
+                delayedCalls = model.delayedCalls();
+            }
+            double bytes = ledger.stream()
+                    .mapToLong(e -> e.event().data().length)
+                    .average()
+                    .orElse(0);
+            StageCapacity first = stage.consumer() == dev.sluice.core.definition.ConsumerType.KCL
+                    ? StageCapacity.kcl(
+                            stageName, Math.min(10_000, stage.batching().batchSize()), batches, bytes)
+                    : StageCapacity.lambda(
+                            stageName,
+                            stage.batching().batchSize(),
+                            stage.batching().parallelizationFactor(),
+                            pipeline.function(stageName).timings().stream()
+                                    .map(t -> new StageCapacity.Batch(t.records(), t.nanos() / 1e6))
+                                    .toList(),
+                            bytes);
+            if (first != null) {
+                capacity.add(
+                        0, first.priced(memory(stage), PriceTable.bundled().price(PriceTable.LAMBDA_ARM64_GB_SECOND)));
             }
             Reconciler reconciler = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs());
             Reconciliation reconciliation;
@@ -282,13 +324,22 @@ public final class LoadRun {
             if (!last.isEmpty()) {
                 pipeline.kclWorkers(name).awaitCheckpointed(last, Duration.ofSeconds(90));
             }
+            List<EmfBatch> stageBatches = EmfBatch.read(metrics, 0, definition.pipeline(), name);
+            StageCapacity measured = StageCapacity.kcl(
+                    name,
+                    Math.min(10_000, stage.batching().batchSize()),
+                    stageBatches,
+                    records.stream().mapToLong(r -> r.data().length).average().orElse(0));
+            if (measured != null) {
+                capacity.add(measured);
+            }
             figures.add(StageFigures.of(
                     name,
                     "kcl",
                     stage.input(),
                     records.size(),
                     StageFigures.sentFrom(records),
-                    EmfBatch.read(metrics, 0, definition.pipeline(), name),
+                    stageBatches,
                     startMillis));
         }
         return figures;
@@ -480,9 +531,19 @@ public final class LoadRun {
         double endToEnd = Math.max(1e-3, (Math.max(lastWrite, lastAck) - firstSend) / 1000.0);
         LoadResult.Latency latency = LoadResult.Latency.of(accounting);
         StageDefinition stage = definition.stage(stageName);
-        int memory = stage.function() == null || stage.function().memoryMb() == null
-                ? FunctionDefinition.DEFAULT_MEMORY_MB
-                : stage.function().memoryMb();
+        int memory = memory(stage);
+        StageCapacity measured = capacity.stream()
+                .filter(c -> c.stage().equals(stageName) && c.consumer().equals("lambda"))
+                .findFirst()
+                .orElse(null);
+        double msPerBatch = measured == null ? LAMBDA_MS_PER_BATCH : measured.durationMeanMs();
+        String msBasis = measured == null
+                ? "assumed: the planner's " + (long) LAMBDA_MS_PER_BATCH + " ms"
+                : String.format(
+                        java.util.Locale.ROOT,
+                        "measured: mean of %,d handler runs, %s",
+                        measured.batches(),
+                        awsLatency ? "AWS latency modelled" : "the local emulators' latency");
         int shards = definition.streams().values().stream()
                 .mapToInt(s -> s.shards() == null ? 1 : s.shards())
                 .sum();
@@ -505,7 +566,7 @@ public final class LoadRun {
                                         shards,
                                         batches.size(),
                                         memory,
-                                        LAMBDA_MS_PER_BATCH,
+                                        msPerBatch,
                                         producerRecords,
                                         functionRows,
                                         (int) stage.sinks().stream()
@@ -516,7 +577,8 @@ public final class LoadRun {
                                                 .count(),
                                         (int) stage.steps().stream()
                                                 .filter(t -> t.type() == StepType.AGGREGATE)
-                                                .count()),
+                                                .count(),
+                                        msBasis),
                                 PriceTable.bundled());
         return new LoadResult(
                 definition.pipeline(),
@@ -544,8 +606,17 @@ public final class LoadRun {
                 settings.day(),
                 stages,
                 limits.apply(accounting.seconds().size()),
+                List.copyOf(capacity),
+                awsLatency,
+                delayedCalls,
                 downstream,
                 cpu);
+    }
+
+    private static int memory(StageDefinition stage) {
+        return stage.function() == null || stage.function().memoryMb() == null
+                ? FunctionDefinition.DEFAULT_MEMORY_MB
+                : stage.function().memoryMb();
     }
 
     /**

@@ -83,9 +83,7 @@ class LoadReportTest {
                         List.of(
                                 new LoadResult.ThrottleSecond(0, 0, 0),
                                 new LoadResult.ThrottleSecond(1, 500, 1),
-                                new LoadResult.ThrottleSecond(2, 0, 2))),
-                java.util.Map.of(),
-                null);
+                                new LoadResult.ThrottleSecond(2, 0, 2))));
     }
 
     /** A gate's quotas on a clock the test moves: one shard covering every hash key. */
@@ -173,5 +171,65 @@ class LoadReportTest {
         assertThat(html)
                 .contains("data-series='GetRecords calls refused'")
                 .contains("enforced: 500 records and 3 GetRecords calls throttled");
+    }
+
+    @Test
+    void reportGivesEachStagesMeasuredDurationCeilingAndRealTimeVerdict(@TempDir Path dir) throws IOException {
+        Histogram histogram = new Histogram(3_600_000, 3);
+        histogram.recordValue(1_000);
+        LoadResult b = result(histogram);
+        StageCapacity validate = StageCapacity.lambda(
+                        "validate",
+                        100,
+                        1,
+                        List.of(new StageCapacity.Batch(50, 250), new StageCapacity.Batch(50, 250)),
+                        420)
+                .priced(1_024, 0.0000133334);
+        LoadResult r = new LoadResult(
+                b.pipeline(),
+                b.stage(),
+                b.target(),
+                b.targetRate(),
+                b.produceSeconds(),
+                b.events(),
+                b.producedPerSecond(),
+                b.endToEndSeconds(),
+                b.eventsPerSecond(),
+                b.recordBytes(),
+                b.latency(),
+                b.seconds(),
+                b.invocations(),
+                b.deadLetteredReported(),
+                b.absorbedDuplicates(),
+                b.reconciliation(),
+                b.reconciled(),
+                b.requests(),
+                b.costs(),
+                b.day(),
+                b.stages(),
+                b.limits(),
+                List.of(validate),
+                true,
+                java.util.Map.of("DYNAMODB PutItem", 400L, "KINESIS GetRecords", 9L),
+                java.util.Map.of(),
+                null);
+
+        new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-01T01:00:00Z")));
+
+        JsonNode json = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        assertThat(json.at("/data/awsLatency").asBoolean()).isTrue();
+        assertThat(json.at("/data/delayedCalls/KINESIS GetRecords").asLong()).isEqualTo(9);
+        assertThat(json.at("/data/capacity/0/stage").asText()).isEqualTo("validate");
+        assertThat(json.at("/data/capacity/0/durationP50Ms").asDouble()).isEqualTo(250);
+        assertThat(json.at("/data/capacity/0/ceilingPerShard").asDouble()).isEqualTo(100 / 0.45);
+        assertThat(json.at("/data/capacity/0/realTime").asBoolean()).isFalse();
+        assertThat(json.at("/data/capacity/0/gbSecondsPerMillion").asDouble()).isEqualTo(5_000);
+        String html = Files.readString(dir.resolve("report.html"));
+        assertThat(html)
+                .contains("Capacity per stage (per shard)")
+                .contains("222 = 100 × 1 ÷ (250 + 200 ms)")
+                .contains("no (×0.22)")
+                .contains("modelled: every call to the local services took a latency drawn from published AWS")
+                .contains("DYNAMODB PutItem 400, KINESIS GetRecords 9");
     }
 }

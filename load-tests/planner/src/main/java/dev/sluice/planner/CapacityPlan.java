@@ -15,6 +15,9 @@ import java.util.List;
  *     seconds, at most 300)
  * @param averageBatchFill records in an average invocation
  * @param lakeStorageBytes compressed bytes in the lake once the retention period is full
+ * @param shardsByConsumer peak events/s ÷ the measured consumer ceiling per shard (0: not modelled)
+ * @param consumerCeilingPerShard the measured consumer ceiling per shard, events/s (0: not modelled)
+ * @param figureSources where each figure that is not a constant comes from, one line each
  */
 public record CapacityPlan(
         PlanInputs inputs,
@@ -41,7 +44,10 @@ public record CapacityPlan(
         double dynamoDbWriteUnitsPerMonth,
         double s3PutsPerMonth,
         double kmsRequestsPerMonth,
-        List<CostLine> costs) {
+        List<CostLine> costs,
+        double shardsByConsumer,
+        double consumerCeilingPerShard,
+        List<String> figureSources) {
 
     /** The sum of every cost line. */
     public double monthlyUsd() {

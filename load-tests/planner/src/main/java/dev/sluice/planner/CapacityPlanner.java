@@ -42,7 +42,26 @@ public final class CapacityPlanner {
 
     private CapacityPlanner() {}
 
+    /** A plan with the planner's constants: no consumer ceiling, the given or assumed duration per batch. */
     public static CapacityPlan plan(PlanInputs in, PriceTable prices) {
+        return plan(
+                in,
+                prices,
+                0,
+                List.of(
+                        "Lambda duration per batch: " + in.lambdaMsPerBatch() + " ms, assumed (--lambda-ms-per-batch)",
+                        "consumer ceiling per shard: not modelled (the consumer is assumed to keep up with the"
+                                + " write limits; --from-report uses a load run's measurement)"));
+    }
+
+    /**
+     * A plan whose shards must also let each shard's consumer keep up: shards ≥ peak events/s ÷ {@code
+     * consumerCeilingPerShard} (a load run's measurement, {@link MeasuredFigures}; 0: not modelled).
+     *
+     * @param figureSources where each figure that is not a constant comes from, one line each
+     */
+    public static CapacityPlan plan(
+            PlanInputs in, PriceTable prices, double consumerCeilingPerShard, List<String> figureSources) {
         double secondsPerMonth = prices.hoursPerMonth() * 3600;
         double hours = prices.hoursPerMonth();
 
@@ -64,6 +83,11 @@ public final class CapacityPlanner {
         if (byReads > needed) {
             binding = ShardLimit.READS;
             needed = byReads;
+        }
+        double byConsumer = consumerCeilingPerShard > 0 ? peak / consumerCeilingPerShard : 0;
+        if (byConsumer > needed) {
+            binding = ShardLimit.CONSUMER;
+            needed = byConsumer;
         }
         int shards = (int) Math.max(1, Math.ceil(needed * (1 + in.headroom()) - 1e-9));
 
@@ -203,7 +227,10 @@ public final class CapacityPlanner {
                 wruMonth,
                 s3Puts,
                 kmsRequests,
-                List.copyOf(costs));
+                List.copyOf(costs),
+                byConsumer,
+                consumerCeilingPerShard,
+                List.copyOf(figureSources));
     }
 
     private static String fmtHours(double hours) {

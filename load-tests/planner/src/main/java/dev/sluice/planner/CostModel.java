@@ -39,13 +39,16 @@ public final class CostModel {
      * @param shards shards of the pipeline's streams (all of them, re-key hops included)
      * @param invocations function invocations (batches) of the run
      * @param lambdaMemoryMb the stage function's memory
-     * @param lambdaMsPerBatch billed duration assumed per invocation (the planner's assumption)
+     * @param lambdaMsPerBatch billed duration per invocation: measured (the run's mean) or assumed
+     *     (the planner's 200 ms)
      * @param producerRecords records the producer put (its PutRecords entries, retries included)
      * @param functionRequests the requests the functions made (sinks, dead-letter queue, lake ledger), by
      *     service and operation
      * @param tableSinks the stage's table sinks (for the per-record baseline)
      * @param lakeSinks the stage's lake sinks
      * @param aggregates the stage's aggregate steps
+     * @param lambdaMsBasis where {@code lambdaMsPerBatch} comes from, e.g. {@code "measured: mean of 1,204
+     *     invocations"} or {@code "assumed"}
      */
     public record Inputs(
             long events,
@@ -59,7 +62,39 @@ public final class CostModel {
             List<Requests> functionRequests,
             int tableSinks,
             int lakeSinks,
-            int aggregates) {}
+            int aggregates,
+            String lambdaMsBasis) {
+
+        /** With the planner's assumed duration per batch. */
+        public Inputs(
+                long events,
+                double recordBytes,
+                double eventsPerSecond,
+                int shards,
+                long invocations,
+                int lambdaMemoryMb,
+                double lambdaMsPerBatch,
+                long producerRecords,
+                List<Requests> functionRequests,
+                int tableSinks,
+                int lakeSinks,
+                int aggregates) {
+            this(
+                    events,
+                    recordBytes,
+                    eventsPerSecond,
+                    shards,
+                    invocations,
+                    lambdaMemoryMb,
+                    lambdaMsPerBatch,
+                    producerRecords,
+                    functionRequests,
+                    tableSinks,
+                    lakeSinks,
+                    aggregates,
+                    "assumed");
+        }
+    }
 
     /**
      * The requests of one operation of one service, as a load run counted them (one row per resource
@@ -160,8 +195,9 @@ public final class CostModel {
         return new Breakdown(
                 "Sluice (measured)",
                 lines,
-                "the requests the functions made in this run, per million events; Lambda duration assumed "
-                        + in.lambdaMsPerBatch() + " ms per batch at " + in.lambdaMemoryMb() + " MB");
+                "the requests the functions made in this run, per million events; Lambda duration "
+                        + String.format(java.util.Locale.ROOT, "%.1f", in.lambdaMsPerBatch()) + " ms per batch ("
+                        + in.lambdaMsBasis() + ") at " + in.lambdaMemoryMb() + " MB");
     }
 
     static Breakdown perRecordIdempotency(Inputs in, PriceTable prices) {

@@ -48,6 +48,11 @@ public final class PlanReport {
                         bytes(p.avgBytesPerSecond()), bytes(p.peakBytesPerSecond()), in.recordBytes()));
         row(out, "events a month", f("%,.0f (%s h)", p.eventsPerMonth(), num(prices.hoursPerMonth())));
         out.add("");
+        out.add("Figures used");
+        for (String source : p.figureSources()) {
+            row(out, "", source);
+        }
+        out.add("");
         out.add("Kinesis");
         row(
                 out,
@@ -61,6 +66,14 @@ public final class PlanReport {
                                 ? in.fanOutConsumers() + " consumers: enhanced fan-out, 2 MiB/s each"
                                 : in.fanOutConsumers() + " polling consumer" + (in.fanOutConsumers() == 1 ? "" : "s")
                                         + " sharing 2 MiB/s"));
+        if (p.consumerCeilingPerShard() > 0) {
+            row(
+                    out,
+                    "shards by consumer",
+                    f(
+                            "%.2f  (peak %,.1f events/s ÷ %,.0f events/s a shard, measured)",
+                            p.shardsByConsumer(), p.peakEventsPerSecond(), p.consumerCeilingPerShard()));
+        }
         row(
                 out,
                 "binding limit",
@@ -130,7 +143,8 @@ public final class PlanReport {
     }
 
     private static double max(CapacityPlan p) {
-        return Math.max(p.shardsByRecords(), Math.max(p.shardsByBytes(), p.shardsByReads()));
+        return Math.max(
+                Math.max(p.shardsByRecords(), p.shardsByConsumer()), Math.max(p.shardsByBytes(), p.shardsByReads()));
     }
 
     private static void row(List<String> out, String name, String value) {

@@ -7,7 +7,9 @@ public enum ShardLimit {
     /** 1 MiB/s written per shard. */
     BYTES("1 MiB/s written per shard"),
     /** 2 MiB/s read per shard, shared by polling consumers (or per consumer with enhanced fan-out). */
-    READS("2 MiB/s read per shard");
+    READS("2 MiB/s read per shard"),
+    /** What one shard's consumer can process, as a load run measured it ({@link MeasuredFigures}). */
+    CONSUMER("the measured consumer ceiling per shard");
 
     private final String description;
 

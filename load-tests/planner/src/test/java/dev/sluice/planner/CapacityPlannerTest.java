@@ -250,4 +250,38 @@ class CapacityPlannerTest {
                 .orElseThrow()
                 .usd();
     }
+
+    @Test
+    void aMeasuredConsumerCeilingBelowTheWriteLimitsSetsTheShards() {
+        PlanInputs payments = PlanInputs.example("payments").build();
+
+        CapacityPlan measured = CapacityPlanner.plan(payments, PRICES, 100, java.util.List.of("ceiling: measured"));
+
+        // peak 231.5 events/s ÷ 100 a shard = 2.315 shards, × 1.25 headroom → 3
+        assertThat(measured.shardsByConsumer()).isCloseTo(2.315, within(0.001));
+        assertThat(measured.bindingLimit()).isEqualTo(ShardLimit.CONSUMER);
+        assertThat(measured.shards()).isEqualTo(3);
+        assertThat(measured.lambdaConcurrency()).isEqualTo(3);
+        assertThat(PlanReport.lines(measured))
+                .contains("  shards by consumer       2.31  (peak 231.5 events/s ÷ 100 events/s a shard, measured)")
+                .contains("  binding limit            consumer: the measured consumer ceiling per shard")
+                .contains("                           ceiling: measured");
+
+        CapacityPlan fast = CapacityPlanner.plan(payments, PRICES, 5_000, java.util.List.of());
+        assertThat(fast.bindingLimit())
+                .as("a consumer faster than the writes binds nothing")
+                .isEqualTo(ShardLimit.RECORDS);
+        assertThat(fast.shards()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutAMeasurementThePlanSaysItsDurationIsAssumedAndTheCeilingNotModelled() {
+        CapacityPlan plan = plan(PlanInputs.example("payments"));
+        assertThat(plan.shardsByConsumer()).isZero();
+        assertThat(plan.figureSources())
+                .containsExactly(
+                        "Lambda duration per batch: 200 ms, assumed (--lambda-ms-per-batch)",
+                        "consumer ceiling per shard: not modelled (the consumer is assumed to keep up with the"
+                                + " write limits; --from-report uses a load run's measurement)");
+    }
 }

@@ -83,6 +83,34 @@ class CostModelTest {
     }
 
     @Test
+    void aMeasuredDurationPerBatchIsPricedAndItsSourceNamed() {
+        CostModel.Inputs assumed = inputs();
+        CostModel.Inputs measured = new CostModel.Inputs(
+                assumed.events(),
+                assumed.recordBytes(),
+                assumed.eventsPerSecond(),
+                assumed.shards(),
+                assumed.invocations(),
+                assumed.lambdaMemoryMb(),
+                312.5,
+                assumed.producerRecords(),
+                assumed.functionRequests(),
+                assumed.tableSinks(),
+                assumed.lakeSinks(),
+                assumed.aggregates(),
+                "measured: mean of 100 handler runs, AWS latency modelled");
+
+        CostModel.Breakdown b = CostModel.measured(measured, PRICES);
+
+        // 10,000 invocations per million × 0.3125 s × 1 GB = 3,125 GB-s
+        assertThat(byItem(b).get("Lambda: duration (arm64)")).isCloseTo(3_125 * 0.0000133334, within(1e-9));
+        assertThat(b.note())
+                .contains("Lambda duration 312.5 ms per batch (measured: mean of 100 handler runs, AWS latency"
+                        + " modelled) at 1024 MB");
+        assertThat(CostModel.measured(assumed, PRICES).note()).contains("Lambda duration 200.0 ms per batch (assumed)");
+    }
+
+    @Test
     void perRecordBaselineWritesEveryRecordOnItsOwn() {
         CostModel.Breakdown b = CostModel.perRecordIdempotency(inputs(), PRICES);
         Map<String, Double> usd = byItem(b);

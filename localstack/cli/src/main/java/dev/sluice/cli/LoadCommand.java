@@ -15,7 +15,7 @@ final class LoadCommand implements Command {
 
     static final Set<String> OPTIONS =
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
-    static final Set<String> FLAGS = Set.of("aws", "day", "aggregate");
+    static final Set<String> FLAGS = Set.of("aws", "day", "aggregate", "aws-latency");
 
     /** The highest --rate: far beyond the local stack, and a sane ceiling for a load test of one stream. */
     static final int MAX_RATE = 1_000_000;
@@ -41,9 +41,10 @@ final class LoadCommand implements Command {
         return String.join(
                 "\n",
                 "  load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]",
-                "       [--invalid-share F] [--stream NAME] [--reports DIR] [--aggregate[=true|false]]",
+                "       [--invalid-share F] [--stream NAME] [--reports DIR] [--aggregate[=true|false]] [--aws-latency]",
                 "                                 steady-rate load, latency, requests and cost per million events; writes",
-                "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)");
+                "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s);",
+                "                                 --aws-latency: every local AWS call takes a published AWS latency");
     }
 
     @Override
@@ -91,6 +92,10 @@ final class LoadCommand implements Command {
                     "option --invalid-share must be between 0 and 1, got '" + args.get("invalid-share") + "'");
         }
         boolean aws = Boolean.parseBoolean(args.get("aws", "false"));
+        if (aws && awsLatency(args)) {
+            throw new UsageException(
+                    "option --aws-latency models AWS on the local stack; with --aws the latency is AWS's own");
+        }
         if (args.get("stream") != null && !aws) {
             throw new UsageException("option --stream needs --aws (locally the stream is the definition's)");
         }
@@ -124,11 +129,18 @@ final class LoadCommand implements Command {
         return Boolean.valueOf(value);
     }
 
+    /** {@code --aws-latency}: the local stack takes AWS's published latencies ({@code AwsLatencyModel}). */
+    static boolean awsLatency(Arguments args) {
+        return Boolean.parseBoolean(args.get("aws-latency", "false"));
+    }
+
     @Override
     public int run(Arguments args) {
         LoadSettings settings = settings(args);
-        LoadRun.Outcome outcome =
-                new LoadRun(root, settings, out, err).aggregate(aggregate(args)).run();
+        LoadRun.Outcome outcome = new LoadRun(root, settings, out, err)
+                .aggregate(aggregate(args))
+                .awsLatency(awsLatency(args))
+                .run();
         LoadResult r = outcome.result();
         summary(r);
         out.println("report: " + outcome.reportDirectory().resolve("report.html"));
@@ -136,7 +148,7 @@ final class LoadCommand implements Command {
         out.printf(
                 Locale.ROOT,
                 "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s"
-                        + "%s%s%s %s%n",
+                        + "%s%s%s%s %s%n",
                 r.events(),
                 r.endToEndSeconds(),
                 r.eventsPerSecond(),
@@ -148,6 +160,7 @@ final class LoadCommand implements Command {
                 stageFields(r),
                 downstreamFields(r),
                 cpuFields(r),
+                capacityFields(r),
                 outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
     }
@@ -233,6 +246,31 @@ final class LoadCommand implements Command {
                 .replaceAll("^_|_$", "");
     }
 
+    /**
+     * Per stage measured: {@code <stage>_ms_per_batch_p50= <stage>_ceiling_per_shard=
+     * <stage>_real_time=yes|no}, then {@code aws_latency=modelled|off} (nothing on AWS).
+     */
+    static String capacityFields(LoadResult r) {
+        if (r.capacity() == null || !r.target().equals("local")) {
+            return "";
+        }
+        StringBuilder fields = new StringBuilder();
+        for (dev.sluice.load.StageCapacity c : r.capacity()) {
+            String key = c.stage().replace('-', '_');
+            fields.append(String.format(
+                    Locale.ROOT,
+                    " %s_ms_per_batch_p50=%.0f %s_ceiling_per_shard=%.0f %s_real_time=%s",
+                    key,
+                    c.durationP50Ms(),
+                    key,
+                    c.ceilingPerShard(),
+                    key,
+                    c.realTime() ? "yes" : "no"));
+        }
+        fields.append(" aws_latency=").append(r.awsLatency() ? "modelled" : "off");
+        return fields.toString();
+    }
+
     private void summary(LoadResult r) {
         out.println();
         out.printf(
@@ -280,6 +318,21 @@ final class LoadCommand implements Command {
                         java.util.TreeMap::new,
                         java.util.stream.Collectors.summingDouble(LoadResult.Request::perThousandEvents)))
                 .forEach((k, v) -> out.printf(Locale.ROOT, "  requests/1k     %-32s %,8.1f%n", k, v));
+        for (dev.sluice.load.StageCapacity c : r.capacity()) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %-15s %s per batch p50 %,.0f ms, p99 %,.0f ms (%,.0f records); ceiling %,.0f events/s a shard;"
+                            + " %s at %s (×%.2f)%n",
+                    c.stage(),
+                    c.consumer().equals("kcl") ? "interval" : "duration",
+                    c.durationP50Ms(),
+                    c.durationP99Ms(),
+                    c.recordsPerBatch(),
+                    c.ceilingPerShard(),
+                    c.realTime() ? "real time" : "NOT real time",
+                    c.requiredBasis(),
+                    c.margin());
+        }
         r.costs()
                 .forEach(
                         c -> out.printf(Locale.ROOT, "  USD/million     %-32s %8.4f%n", c.design(), c.usdPerMillion()));

@@ -1,12 +1,14 @@
 package dev.sluice.cli;
 
 import dev.sluice.planner.CapacityPlanner;
+import dev.sluice.planner.MeasuredFigures;
 import dev.sluice.planner.PlanInputs;
 import dev.sluice.planner.PlanReport;
 import dev.sluice.planner.PriceTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /** {@code ./sluice plan}: the capacity planner; needs no local stack. */
@@ -31,7 +33,10 @@ final class PlanCommand implements Command {
                 "       [--peak-events-per-day Y] [--stream-retention-hours H] [--fan-out-consumers C] [--headroom F]",
                 "       [--parallelization P] [--leases-per-worker L] [--target-latency-ms T] [--compression R]",
                 "       [--batch-size N] [--lambda-memory-mb M] [--lambda-ms-per-batch MS] [--price-table FILE]",
-                "                                 capacity plan and monthly AWS cost (see load-tests/planner/README.md)");
+                "       [--from-report PATH|latest]",
+                "                                 capacity plan and monthly AWS cost (see load-tests/planner/README.md);",
+                "                                 --from-report: a load run's measured duration per batch and per-shard"
+                        + " ceiling");
     }
 
     @Override
@@ -56,7 +61,8 @@ final class PlanCommand implements Command {
             "batch-size",
             "lambda-memory-mb",
             "lambda-ms-per-batch",
-            "price-table");
+            "price-table",
+            "from-report");
 
     @Override
     public int run(Arguments args) {
@@ -100,8 +106,39 @@ final class PlanCommand implements Command {
                 .targetLatencyMs(args.positiveLong("target-latency-ms", 2_000))
                 .compression(args.number("compression", 0.2, true))
                 .batchSize(args.positiveInt("batch-size", 100))
-                .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024))
-                .lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
+                .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024));
+        MeasuredFigures measured = measured(args.get("from-report"), example);
+        List<String> sources = new java.util.ArrayList<>();
+        if (args.get("lambda-ms-per-batch") != null) {
+            inputs.lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
+            sources.add("Lambda duration per batch: " + args.get("lambda-ms-per-batch")
+                    + " ms, given (--lambda-ms-per-batch)");
+        } else if (measured != null && measured.consumer().equals("lambda")) {
+            inputs.lambdaMsPerBatch(measured.billedMsPerBatch());
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "Lambda duration per batch: %d ms (mean %.1f ms at %.1f records a batch), %s",
+                    measured.billedMsPerBatch(),
+                    measured.msPerBatch(),
+                    measured.recordsPerBatch(),
+                    measured.source()));
+        } else {
+            inputs.lambdaMsPerBatch(200);
+            sources.add("Lambda duration per batch: 200 ms, assumed (the planner's constant; --from-report or"
+                    + " --lambda-ms-per-batch replace it)");
+        }
+        if (measured != null) {
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "consumer ceiling per shard: %,.0f events/s (batch size %d × parallelization %d), %s",
+                    measured.ceilingPerShard(),
+                    measured.batchSize(),
+                    measured.parallelization(),
+                    measured.source()));
+        } else {
+            sources.add("consumer ceiling per shard: not modelled, assumed to keep up with Kinesis's write limits"
+                    + " (--from-report uses a load run's measurement)");
+        }
         PlanInputs planInputs;
         try {
             planInputs = inputs.build();
@@ -110,8 +147,50 @@ final class PlanCommand implements Command {
         }
         String table = args.get("price-table");
         PriceTable prices = table == null ? PriceTable.bundled() : PriceTable.load(priceTablePath(table));
-        PlanReport.lines(CapacityPlanner.plan(planInputs, prices)).forEach(context.out()::println);
+        double ceiling = measured == null ? 0 : measured.ceilingPerShard();
+        dev.sluice.planner.CapacityPlan plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+        if (measured != null
+                && measured.consumer().equals("lambda")
+                && args.get("lambda-ms-per-batch") == null
+                && Math.abs(Math.log(plan.averageBatchFill() / measured.recordsPerBatch())) > Math.log(2)) {
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "  note: the run's batches held %.1f records, this plan's hold %.1f on average: the measured"
+                            + " duration is of other batches (give --lambda-ms-per-batch to override)",
+                    measured.recordsPerBatch(),
+                    plan.averageBatchFill()));
+            plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+        }
+        PlanReport.lines(plan).forEach(context.out()::println);
         return 0;
+    }
+
+    /**
+     * {@code --from-report PATH} (a report.json or its run folder) or {@code latest} (the newest
+     * load-tests/reports/*&#47;report.json with measured capacity, of the example's pipeline with
+     * {@code --example}); null without the option.
+     */
+    private MeasuredFigures measured(String value, String example) {
+        if (value == null) {
+            return null;
+        }
+        Path report;
+        if (value.equals("latest")) {
+            report = MeasuredFigures.newest(context.root().resolve("load-tests/reports"), example)
+                    .orElseThrow(() -> new UsageException("--from-report latest: no load report with measured"
+                            + " capacity under load-tests/reports" + (example == null ? "" : " for " + example)
+                            + " (run ./sluice load first)"));
+        } else {
+            Path path = Path.of(value);
+            if (!path.isAbsolute() && !Files.exists(path)) {
+                path = context.root().resolve(value);
+            }
+            report = Files.isDirectory(path) ? path.resolve("report.json") : path;
+            if (!Files.isRegularFile(report)) {
+                throw new UsageException("--from-report: no such load report: " + value);
+            }
+        }
+        return MeasuredFigures.read(report);
     }
 
     private Path priceTablePath(String value) {

@@ -88,6 +88,68 @@ class LoadCommandIT {
     }
 
     /**
+     * {@code --aws-latency}: the model delays the calls of every process, the KCL worker JVMs' too —
+     * only they call DynamoDB Query (KCL 3's lease discovery on the lease table's index), which this
+     * JVM never does — and the report gives each stage's measured duration and ceiling.
+     */
+    @Test
+    void withAwsLatencyTheKclWorkersCallsAreDelayedTooAndEachStageHasItsCapacity() throws IOException {
+        Path root = Path.of(System.getProperty("sluice.root"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int status = new SluiceCli(
+                        root,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8))
+                .run(List.of(
+                        "load",
+                        "--pipeline",
+                        "clickstream",
+                        "--rate",
+                        "40",
+                        "--duration",
+                        "10",
+                        "--aws-latency",
+                        "--reports",
+                        reports.toString()));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+
+        assertThat(status).as(stdout + err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(stdout.lines()
+                        .filter(l -> l.startsWith("RESULT "))
+                        .findFirst()
+                        .orElseThrow())
+                .contains(" lost=0 duplicates=0")
+                // page-counts has a ceiling once a shard of it had two batches, which a short run on a
+                // loaded machine may not give
+                .containsPattern(
+                        " mask_and_rekey_ms_per_batch_p50=[0-9]+ mask_and_rekey_ceiling_per_shard=[0-9]+"
+                                + " mask_and_rekey_real_time=(yes|no) (page_counts_ms_per_batch_p50=[0-9]+"
+                                + " page_counts_ceiling_per_shard=[0-9]+ page_counts_real_time=(yes|no) )?aws_latency=modelled ");
+        JsonNode data;
+        try (Stream<Path> runs = Files.list(reports)) {
+            data = new ObjectMapper()
+                    .readTree(runs.findFirst()
+                            .orElseThrow()
+                            .resolve("report.json")
+                            .toFile())
+                    .path("data");
+        }
+        assertThat(data.path("requests").findValuesAsText("operation"))
+                .as("this JVM never queries")
+                .doesNotContain("Query");
+        assertThat(data.at("/delayedCalls/DYNAMODB Query").asLong())
+                .as("the KCL worker JVMs' lease discovery paid the model")
+                .isPositive();
+        assertThat(data.at("/delayedCalls/DYNAMODB PutItem").asLong()).isPositive();
+        assertThat(data.at("/delayedCalls/S3 PutObject").asLong()).isPositive();
+        assertThat(data.at("/capacity/0/stage").asText()).isEqualTo("mask-and-rekey");
+        assertThat(data.at("/capacity/0/consumer").asText()).isEqualTo("lambda");
+        assertThat(data.at("/costs/0/note").asText()).contains("measured: mean of");
+    }
+
+    /**
      * {@code load --pipeline FILE} runs that file end to end: a renamed copy, whose pipeline name has no
      * {@code pipelines/<name>.yaml}, is read by its function too (it used to look for
      * {@code pipelines/payments-copy.yaml} and fail).

@@ -49,6 +49,8 @@ class LoadCommandTest {
                         + " definition's)",
                 "load --pipeline payments --speed 3|sluice: unknown option --speed for 'load'",
                 "load --pipeline payments --rate|sluice: option --rate needs a value",
+                "load --pipeline payments --aws --aws-latency|sluice: option --aws-latency models AWS on the local"
+                        + " stack; with --aws the latency is AWS's own",
             })
     void badArgumentsExitTwoWithOneClearLine(String args, String firstLine) {
         Run run = run(args.split(" "));

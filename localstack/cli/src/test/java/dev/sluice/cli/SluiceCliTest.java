@@ -39,6 +39,7 @@ class SluiceCliTest {
             plan --example orders           | sluice: unknown example 'orders' for 'plan' (known: payments, clickstream)
             plan --example payments --peak-events-per-day 1 | sluice: plan: peak-events-per-day (1) must be at least events-per-day (3)
             plan --example payments --parallelization 11 | sluice: plan: parallelization must be between 1 and 10, got 11
+            plan --example payments --from-report /no/such/report.json | sluice: --from-report: no such load report: /no/such/report.json
             """)
     void badCommandLineExitsTwoWithOneClearLineAndTheUsage(String args, String firstLine) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -97,6 +98,54 @@ class SluiceCliTest {
         assertThat(status).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8).lines().toList())
                 .containsExactly("sluice: price table /no/such/prices.json: no such file");
+    }
+
+    @Test
+    void planFromAReportUsesItsMeasuredDurationAndCeilingAndNamesTheReport(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path report = dir.resolve("report.json");
+        java.nio.file.Files.writeString(
+                report,
+                "{\"kind\":\"load\",\"data\":{\"pipeline\":\"payments\",\"stage\":\"validate\",\"awsLatency\":true,"
+                        + "\"capacity\":[{\"stage\":\"validate\",\"consumer\":\"lambda\",\"batchSize\":100,"
+                        + "\"parallelizationFactor\":1,\"recordsPerBatch\":50,\"durationMeanMs\":400.2,"
+                        + "\"ceilingPerShard\":100}]}}");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        int status = cli(out, new ByteArrayOutputStream())
+                .run(List.of("plan", "--example", "payments", "--from-report", report.toString()));
+
+        assertThat(status).isZero();
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines)
+                .contains(
+                        "                           Lambda duration per batch: 401 ms (mean 400.2 ms at 50.0 records a"
+                                + " batch), measured: report " + report
+                                + " (payments, stage validate, AWS latency modelled)")
+                .contains("                           consumer ceiling per shard: 100 events/s (batch size 100 ×"
+                        + " parallelization 1), measured: report " + report + " (payments, stage validate, AWS"
+                        + " latency modelled)")
+                .anySatisfy(line -> assertThat(line).contains("1024 MB × 401 ms a batch"))
+                .contains(
+                        "                             note: the run's batches held 50.0 records, this plan's hold 11.6"
+                                + " on average: the measured duration is of other batches (give --lambda-ms-per-batch to"
+                                + " override)");
+        assertThat(lines.get(lines.size() - 1))
+                .startsWith("RESULT avg_events_per_s=34.7 peak_events_per_s=231.5 shards=3");
+
+        ByteArrayOutputStream given = new ByteArrayOutputStream();
+        cli(given, new ByteArrayOutputStream())
+                .run(List.of(
+                        "plan",
+                        "--example",
+                        "payments",
+                        "--from-report",
+                        report.toString(),
+                        "--lambda-ms-per-batch",
+                        "150"));
+        assertThat(given.toString(StandardCharsets.UTF_8))
+                .as("an explicit duration wins over the measured one")
+                .contains("Lambda duration per batch: 150 ms, given (--lambda-ms-per-batch)");
     }
 
     private static SluiceCli cli(ByteArrayOutputStream out, ByteArrayOutputStream err) {

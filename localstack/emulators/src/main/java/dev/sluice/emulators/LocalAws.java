@@ -670,6 +670,25 @@ public final class LocalAws implements AutoCloseable {
         return java.util.Optional.ofNullable(gate == null ? null : gate.limits());
     }
 
+    /**
+     * Delays every request to the four services by a time the caller chooses per service and
+     * operation, in nanoseconds (a latency model of AWS; null stops it), at the services' gates, so
+     * every client pays it — this JVM's and the KCL worker JVMs' alike.
+     *
+     * @throws IllegalStateException if a service has no gate (IAM off): nothing could delay its calls
+     */
+    public void latency(java.util.function.ToLongBiFunction<dev.sluice.emulators.iam.AwsService, String> nanosPerCall) {
+        synchronized (gates) {
+            for (Emulator emulator : Emulator.values()) {
+                if (!gates.containsKey(emulator)) {
+                    throw new IllegalStateException("a latency model needs every service behind its gate; " + emulator
+                            + " has none (IAM enforcement is off)");
+                }
+            }
+            gates.values().forEach(gate -> gate.latency(nanosPerCall));
+        }
+    }
+
     /** Whether AWS's limits are enforced ({@link #kinesisLimits()}). */
     public boolean limitsEnforced() {
         return kinesisLimits().isPresent();

@@ -83,6 +83,7 @@ public final class AccessGate implements AutoCloseable {
     private volatile int backendPort = -1;
     private volatile KinesisLimitGate limits;
     private volatile SqsLimitGate sqsLimits;
+    private volatile java.util.function.ToLongBiFunction<AwsService, String> latency;
 
     private AccessGate(AwsService service, String region, String account, AccessControl control) throws IOException {
         this.service = service;
@@ -146,6 +147,15 @@ public final class AccessGate implements AutoCloseable {
             throw new IllegalStateException("only the SQS gate enforces the message size limit");
         }
         this.sqsLimits = limits == null ? null : new SqsLimitGate(limits);
+    }
+
+    /**
+     * Delays every request by a time the caller chooses per service and operation, in nanoseconds
+     * (0: none), before it is handled — a latency model of the real service — or stops delaying
+     * (null). The delay adds to the emulator's own time. The gate knows nothing of the model.
+     */
+    public void latency(java.util.function.ToLongBiFunction<AwsService, String> nanosPerCall) {
+        this.latency = nanosPerCall;
     }
 
     /** The SQS message size limits this gate enforces, or null. */
@@ -235,6 +245,7 @@ public final class AccessGate implements AutoCloseable {
             GateRequest request =
                     new GateRequest(exchange.getRequestMethod(), uri.getRawPath(), uri.getRawQuery(), headers, body);
             ServiceCall call = mapper.map(service, request, iteratorStreams::get);
+            delay(call);
             Decision decision = control.authorize(request.accessKeyId(), call);
             KinesisLimitGate kinesisLimits = this.limits;
             SqsLimitGate sqsLimitGate = this.sqsLimits;
@@ -250,6 +261,14 @@ public final class AccessGate implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.debug("{} gate: request failed", service, e);
             throw e;
+        }
+    }
+
+    private void delay(ServiceCall call) {
+        java.util.function.ToLongBiFunction<AwsService, String> model = latency;
+        long nanos = model == null ? 0 : model.applyAsLong(service, call.operation());
+        if (nanos > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(nanos);
         }
     }
 

@@ -164,6 +164,36 @@ class AccessGateTest {
     }
 
     @Test
+    void everyRequestAsksTheLatencyModelForItsServiceAndOperationBeforeItIsAnswered() {
+        String table = "arn:aws:dynamodb:us-east-1:000000000000:table/payments-by-id";
+        URI endpoint = gate(AwsService.DYNAMODB, denied("dynamodb:GetItem", table, false));
+        List<String> asked = new CopyOnWriteArrayList<>();
+        gates.get(0).latency((service, operation) -> {
+            // calls.size(): how many requests the authorizer had decided when the model was asked
+            asked.add(service + " " + operation + " decided=" + calls.size());
+            return 1_000; // 1 µs
+        });
+        DynamoDbClient dynamo = track(DynamoDbClient.builder()
+                .region(Region.of(REGION))
+                .credentialsProvider(credentials())
+                .endpointOverride(endpoint)
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(1)))
+                .build());
+
+        assertThatThrownBy(() -> dynamo.getItem(
+                        b -> b.tableName("payments-by-id").key(java.util.Map.of("id", AttributeValue.fromS("1")))))
+                .isInstanceOf(DynamoDbException.class);
+        assertThat(asked).containsExactly("DYNAMODB GetItem decided=0");
+
+        gates.get(0).latency(null);
+        assertThatThrownBy(() -> dynamo.getItem(
+                        b -> b.tableName("payments-by-id").key(java.util.Map.of("id", AttributeValue.fromS("1")))))
+                .isInstanceOf(DynamoDbException.class);
+        assertThat(asked).as("no model: nothing asked").hasSize(1);
+    }
+
+    @Test
     void sqsSendMessageBatchIsSendMessageOnTheQueueAndADenialIsAccessDenied() {
         String queue = "arn:aws:sqs:us-east-1:000000000000:payments-dlq";
         URI endpoint = gate(AwsService.SQS, denied("sqs:SendMessage", queue, false));

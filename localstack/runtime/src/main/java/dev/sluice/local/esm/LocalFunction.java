@@ -47,6 +47,22 @@ public final class LocalFunction {
             new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong twinRecords = new java.util.concurrent.atomic.AtomicLong();
 
+    /**
+     * One invocation's duration as Lambda would bill it: the handler's run, from the call to its
+     * return (the event's deserialisation and the response's serialisation left out).
+     *
+     * @param records records in the batch
+     * @param nanos how long the handler ran
+     */
+    public record Timing(int records, long nanos) {}
+
+    private final java.util.Queue<Timing> timings = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /** Every invocation that returned, in the order they returned (concurrent duplicates left out). */
+    public java.util.List<Timing> timings() {
+        return java.util.List.copyOf(timings);
+    }
+
     private LocalFunction(
             String name,
             RequestHandler<KinesisEvent, StreamsEventResponse> handler,
@@ -126,8 +142,10 @@ public final class LocalFunction {
             twin = invokeTwin(eventJson, event.getRecords().size());
         }
         StreamsEventResponse response;
+        long started = System.nanoTime();
         try {
             response = handler.handleRequest(event, new LocalContext(name, timeout));
+            timings.add(new Timing(event.getRecords().size(), System.nanoTime() - started));
             if (twin != null) {
                 twin.join();
             }
