@@ -133,9 +133,14 @@ public final class HopFaultSuite {
             problems.add("only " + fired + " of " + planned + " planned faults fired");
         }
         double seconds = (System.nanoTime() - started) / 1e9;
+        // the hop's per-key order is not an invariant the design keeps under partial failure (§7): its
+        // figure goes with the description, not into the order violations every other row reports
+        String described = orderViolations > 0
+                ? description(scenario) + " (" + orderViolations + " views out of per-key origin order in the hop)"
+                : description(scenario);
         return new FaultSuite.Row(
                 scenario,
-                description(scenario),
+                described,
                 clicks,
                 result == null ? 0 : result.deliveries(),
                 result == null ? 0 : result.counted(),
@@ -143,7 +148,7 @@ public final class HopFaultSuite {
                 0,
                 result == null ? 0 : result.lost(),
                 result == null ? 0 : result.duplicates(),
-                orderViolations,
+                0,
                 planned,
                 fired,
                 true,

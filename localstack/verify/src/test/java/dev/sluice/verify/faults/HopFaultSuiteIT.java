@@ -43,15 +43,14 @@ class HopFaultSuiteIT {
         FaultSuite.Row row = new HopFaultSuite(aws, clickstream, ROOT).run(scenario, CLICKS);
 
         System.out.printf(
-                "%s: %d views counted, %d copies in the hop, lost %d, counted twice %d, %d out of origin order"
-                        + " in the hop, %.1f s%n",
+                "%s: %d views counted, %d copies in the hop, lost %d, counted twice %d, %.1f s; %s%n",
                 scenario,
                 row.effects(),
                 row.absorbed(),
                 row.lost(),
                 row.duplicateEffects(),
-                row.orderViolations(),
-                row.seconds());
+                row.seconds(),
+                row.description());
         assertThat(row.problems()).as("problems of %s", scenario).isEmpty();
         assertThat(row.lost()).isZero();
         assertThat(row.duplicateEffects()).isZero();
