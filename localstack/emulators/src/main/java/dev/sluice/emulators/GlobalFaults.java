@@ -42,6 +42,20 @@ public final class GlobalFaults implements ExecutionInterceptor {
         }
     }
 
+    @Override
+    public software.amazon.awssdk.core.SdkRequest modifyRequest(
+            Context.ModifyRequest context, ExecutionAttributes attributes) {
+        FaultInjector injector = ACTIVE.get();
+        return injector == null ? context.request() : injector.modifyRequest(context, attributes);
+    }
+
+    @Override
+    public software.amazon.awssdk.core.SdkResponse modifyResponse(
+            Context.ModifyResponse context, ExecutionAttributes attributes) {
+        FaultInjector injector = ACTIVE.get();
+        return injector == null ? context.response() : injector.modifyResponse(context, attributes);
+    }
+
     /** An installed injector; closing it uninstalls it. */
     public static final class Installation implements AutoCloseable {
         private final FaultInjector injector;

@@ -355,7 +355,7 @@ public final class LocalPipeline implements AutoCloseable {
                     .ifPresent(role -> accessModel
                             .functionLogGroup(spec.functionName())
                             .ifPresent(group -> i.checkLogDelivery(role, group, spec.functionName()))));
-            return LocalFunction.load(spec.functionName(), spec.handler(), functionEnvironment(s));
+            return LocalFunction.load(spec.functionName(), spec.handler(), functionEnvironment(s), spec.timeout());
         });
     }
 

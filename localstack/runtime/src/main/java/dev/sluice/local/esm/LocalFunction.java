@@ -15,6 +15,7 @@ import java.io.ByteArrayOutputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -31,10 +32,23 @@ public final class LocalFunction {
     private static final Logger LOG = LoggerFactory.getLogger(LocalFunction.class);
 
     private final String name;
-    private final RequestHandler<KinesisEvent, StreamsEventResponse> handler;
+    /** The current execution environment's handler; replaced after a time-out, as Lambda resets the environment. */
+    private volatile RequestHandler<KinesisEvent, StreamsEventResponse> handler;
+
     private final PojoSerializer<KinesisEvent> input;
     private final PojoSerializer<StreamsEventResponse> output;
-    private final Duration timeout;
+    private volatile Duration timeout;
+    private final java.util.concurrent.ExecutorService environments =
+            java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
+                Thread thread = new Thread(runnable, "lambda-invocation");
+                thread.setDaemon(true);
+                return thread;
+            });
+    private final java.util.concurrent.atomic.AtomicInteger timeouts = new java.util.concurrent.atomic.AtomicInteger();
+    /** Per timed-out batch, the records (event ids) no later invocation has yet made durable. */
+    private final List<java.util.Set<String>> unretried = new java.util.ArrayList<>();
+
+    private final java.util.concurrent.atomic.AtomicInteger retried = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger invocations =
             new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.ConcurrentSkipListSet<Integer> crashAfter =
@@ -83,8 +97,18 @@ public final class LocalFunction {
      * @param handlerName {@code com.example.Handler} or {@code com.example.Handler::handleRequest}
      * @param environment the function's environment variables
      */
-    @SuppressWarnings("unchecked")
     public static LocalFunction load(String name, String handlerName, Map<String, String> environment) {
+        return load(name, handlerName, environment, Duration.ofMinutes(5));
+    }
+
+    /**
+     * Loads a handler as Lambda would, with the function's timeout: an invocation still running when
+     * it passes fails as timed out (a function error), and the next one runs in a fresh execution
+     * environment while the timed-out one's requests may still be in flight.
+     */
+    @SuppressWarnings("unchecked")
+    public static LocalFunction load(
+            String name, String handlerName, Map<String, String> environment, Duration timeout) {
         String className =
                 handlerName.contains("::") ? handlerName.substring(0, handlerName.indexOf("::")) : handlerName;
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
@@ -112,11 +136,7 @@ public final class LocalFunction {
                 }
             };
             return new LocalFunction(
-                    name,
-                    (RequestHandler<KinesisEvent, StreamsEventResponse>) instance,
-                    loader,
-                    Duration.ofMinutes(5),
-                    twins);
+                    name, (RequestHandler<KinesisEvent, StreamsEventResponse>) instance, loader, timeout, twins);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException(
                     "function " + name + " failed to initialise: " + e.getCause(), e.getCause());
@@ -141,17 +161,34 @@ public final class LocalFunction {
         if (twinAt.remove(invocation)) {
             twin = invokeTwin(eventJson, event.getRecords().size());
         }
+        RequestHandler<KinesisEvent, StreamsEventResponse> environment = handler;
+        Duration limit = timeout;
+        java.util.concurrent.CompletableFuture<Void> concurrent = twin;
+        java.util.concurrent.Future<StreamsEventResponse> running = environments.submit(() -> {
+            StreamsEventResponse answer = environment.handleRequest(event, new LocalContext(name, limit));
+            if (concurrent != null) {
+                concurrent.join();
+            }
+            return answer;
+        });
         StreamsEventResponse response;
         long started = System.nanoTime();
         try {
-            response = handler.handleRequest(event, new LocalContext(name, timeout));
+            response = running.get(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             timings.add(new Timing(event.getRecords().size(), System.nanoTime() - started));
-            if (twin != null) {
-                twin.join();
-            }
-        } catch (RuntimeException | Error e) {
-            LOG.warn("function {} failed: {}", name, e.toString());
-            throw new FunctionError(name + ": " + e, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            timedOut(event);
+            // like Lambda, the environment is reset: the next invocation gets a fresh one, while the
+            // timed-out invocation's requests still in flight may land later
+            handler = twins.get();
+            LOG.warn("function {}: invocation {} timed out after {} ms", name, invocation, limit.toMillis());
+            throw new FunctionError(name + ": Task timed out after " + limit.toMillis() / 1000.0 + " seconds", null);
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.warn("function {} failed: {}", name, e.getCause().toString());
+            throw new FunctionError(name + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FunctionError(name + ": interrupted while waiting for the invocation", e);
         }
         Integer due = crashAfter.floor(invocation);
         if (due != null && crashAfter.remove(due)) {
@@ -159,9 +196,60 @@ public final class LocalFunction {
             LOG.warn("function {} crashes after invocation {} returned (injected)", name, invocation);
             throw new FunctionError(name + ": injected crash after the handler's writes, before its response", null);
         }
+        durable(event, response);
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         output.toJson(response == null ? new StreamsEventResponse() : response, json);
         return json.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Sets this function's timeout (the template's {@code Timeout} by default), e.g. shorter for a
+     * fault scenario that makes an invocation outlast it.
+     */
+    public LocalFunction timeout(Duration limit) {
+        this.timeout = limit;
+        return this;
+    }
+
+    /** Invocations that timed out. */
+    public int timeouts() {
+        return timeouts.get();
+    }
+
+    /** Timed-out invocations whose every record a later invocation has since made durable. */
+    public int retriedTimeouts() {
+        return retried.get();
+    }
+
+    private void timedOut(KinesisEvent event) {
+        java.util.Set<String> records = new java.util.HashSet<>();
+        event.getRecords().forEach(r -> records.add(r.getEventID()));
+        synchronized (unretried) {
+            unretried.add(records);
+        }
+        timeouts.incrementAndGet();
+    }
+
+    /** The records an invocation that answered made durable: those before its first reported failure. */
+    private void durable(KinesisEvent event, StreamsEventResponse response) {
+        synchronized (unretried) {
+            if (unretried.isEmpty()) {
+                return;
+            }
+            java.util.Set<String> failed = new java.util.HashSet<>();
+            if (response != null && response.getBatchItemFailures() != null) {
+                response.getBatchItemFailures().forEach(f -> failed.add(f.getItemIdentifier()));
+            }
+            for (KinesisEvent.KinesisEventRecord record : event.getRecords()) {
+                if (failed.contains(record.getKinesis().getSequenceNumber())) {
+                    break;
+                }
+                unretried.forEach(pending -> pending.remove(record.getEventID()));
+            }
+            int before = unretried.size();
+            unretried.removeIf(java.util.Set::isEmpty);
+            retried.addAndGet(before - unretried.size());
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice.local.provision;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -11,8 +12,13 @@ import java.util.Map;
  * @param handler the template's {@code Handler} ({@code class::method})
  * @param environment the template's {@code Environment.Variables} with every reference resolved to
  *     local names, URLs and ARNs
+ * @param timeout the template's {@code Timeout} (CloudFormation's default: 3 seconds)
  */
-public record FunctionSpec(String stage, String functionName, String handler, Map<String, String> environment) {
+public record FunctionSpec(
+        String stage, String functionName, String handler, Map<String, String> environment, Duration timeout) {
+
+    /** Lambda's default timeout, when the template names none. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
 
     public FunctionSpec {
         environment = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(environment));

@@ -691,7 +691,15 @@ public final class Provisioner {
                             intrinsics.string(variable.getValue(), where + " variable " + variable.getKey())));
             functions.put(
                     stage,
-                    new FunctionSpec(stage, locals.get(resource.logicalId()).name(), handler, environment));
+                    new FunctionSpec(
+                            stage,
+                            locals.get(resource.logicalId()).name(),
+                            handler,
+                            environment,
+                            resource.property("Timeout").isNumber()
+                                    ? java.time.Duration.ofSeconds(
+                                            resource.property("Timeout").asLong())
+                                    : FunctionSpec.DEFAULT_TIMEOUT));
         }
 
         private void mapping(CloudFormationTemplate.Resource resource) {

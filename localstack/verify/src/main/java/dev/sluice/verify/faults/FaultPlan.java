@@ -208,6 +208,47 @@ public final class FaultPlan {
         return corruptEvery;
     }
 
+    /**
+     * When a late call is let through: once its invocation timed out and the retry of that batch made
+     * every record durable, or at the moment the invocation timed out (the retry then begins while the
+     * call lands).
+     */
+    public enum Release {
+        AFTER_RETRY,
+        AT_TIMEOUT
+    }
+
+    /** A call held until its invocation timed out ({@link #late}). */
+    record Late(String operation, String resource, int call, Release release) {}
+
+    private final List<Late> lateCalls = new ArrayList<>();
+    private java.time.Duration functionTimeout;
+
+    /** The function's timeout for this scenario, shorter than the template's so that the run stays short. */
+    public FaultPlan functionTimeout(java.time.Duration timeout) {
+        functionTimeout = timeout;
+        return this;
+    }
+
+    java.time.Duration functionTimeout() {
+        return functionTimeout;
+    }
+
+    /**
+     * Plans a request that lands after its invocation timed out: the {@code call}-th call of {@code
+     * operation} on {@code resource} is held before it is sent — its invocation runs past the
+     * function's timeout and fails, Lambda retries the batch in a fresh environment — and sent when
+     * {@code release} says; the service applies it, its caller's process is gone.
+     */
+    public FaultPlan late(String operation, String resource, int call, Release release) {
+        lateCalls.add(new Late(operation, resource, call, release));
+        return this;
+    }
+
+    List<Late> lateCalls() {
+        return lateCalls;
+    }
+
     /** Whether an update sets {@code attribute} to {@code value}. */
     static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
         if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
@@ -245,7 +286,7 @@ public final class FaultPlan {
         return actionsDone.get();
     }
 
-    /** Every planned fault: SDK faults, crashes and mid-stream actions. */
+    /** Every planned fault: SDK faults (late calls among them, once armed), crashes and mid-stream actions. */
     public int plannedCount() {
         return injector.planned().size()
                 + crashes.size()

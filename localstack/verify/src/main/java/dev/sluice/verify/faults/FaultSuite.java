@@ -15,6 +15,7 @@ import dev.sluice.emulators.ResourceNames;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.local.LocalPipeline;
+import dev.sluice.local.esm.LocalFunction;
 import dev.sluice.verify.faults.FaultPlan.Action;
 import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.LakeOrder;
@@ -260,6 +261,17 @@ public final class FaultSuite {
                         0.02,
                         plan -> plan.deliverTwiceAtOnce(2, 4)),
                 new FaultScenario(
+                        "lambda-timeout-overlap",
+                        "invocations outlast their timeout; their lake PUTs, table write and aggregate update land"
+                                + " after (or while) Lambda's retry of the batch",
+                        n,
+                        0.02,
+                        plan -> plan.functionTimeout(Duration.ofSeconds(8))
+                                .late("PutObject", plan.bucket(), 1, FaultPlan.Release.AFTER_RETRY)
+                                .late("PutObject", plan.bucket(), 2, FaultPlan.Release.AT_TIMEOUT)
+                                .late("PutItem", plan.table(TABLE), 150, FaultPlan.Release.AFTER_RETRY)
+                                .late("UpdateItem", plan.table(AGGREGATE), 3, FaultPlan.Release.AFTER_RETRY)),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once, the IAM scenarios aside",
                         n,
@@ -293,6 +305,7 @@ public final class FaultSuite {
         }
         pipeline.function(stageName).crashAfterWrites(plan.crashes());
         pipeline.function(stageName).deliverTwiceAtOnce(plan.twins());
+        armLateCalls(plan, pipeline.function(stageName));
         String stream = pipeline.resources().streams().get(stage.input());
         Set<String> refused = new HashSet<>();
         List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
@@ -355,6 +368,31 @@ public final class FaultSuite {
             revoking.close();
         }
         return reconcile(scenario, plan, pipeline, stage, ledger, refused, metrics, problems, started);
+    }
+
+    /**
+     * Arms the plan's late calls: each is held until its invocation timed out (the function's timeout
+     * is the plan's), then let through after the retry made the batch durable, or at once.
+     */
+    private static void armLateCalls(FaultPlan plan, LocalFunction function) {
+        if (plan.functionTimeout() != null) {
+            function.timeout(plan.functionTimeout());
+        }
+        for (FaultPlan.Late late : plan.lateCalls()) {
+            plan.injector()
+                    .late(
+                            late.operation(),
+                            late.resource(),
+                            late.call(),
+                            () -> {
+                                int before = function.timeouts();
+                                return late.release() == FaultPlan.Release.AT_TIMEOUT
+                                        ? () -> function.timeouts() > before
+                                        : () -> function.timeouts() > before
+                                                && function.retriedTimeouts() >= function.timeouts();
+                            },
+                            STALL);
+        }
     }
 
     /** The stage's FailedBatches metric, summed over its EMF lines. */
@@ -516,6 +554,7 @@ public final class FaultSuite {
         boolean redeliveryExpected = planned > 0
                 && (!plan.crashes().isEmpty()
                         || !plan.twins().isEmpty()
+                        || !plan.lateCalls().isEmpty()
                         || plan.resendShare() > 0
                         || plan.actions().contains(Action.KILL_RUNNER)
                         || plan.injector().planned().stream()

@@ -7,6 +7,7 @@ import dev.sluice.emulators.GlobalFaults;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.verify.reconcile.ClickstreamDemo;
+import dev.sluice.verify.reconcile.HopOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,12 @@ public final class HopFaultSuite {
     /** A PutRecords into the hop lands, its response is lost: the same 500 views are put again. */
     public static final String AMBIGUOUS = "hop-put-ambiguous";
 
+    /**
+     * Some entries of PutRecords into the hop are refused (throughput exceeded, internal failure) and
+     * never stored; the sink sends them again; a batch is also delivered again after its writes.
+     */
+    public static final String PARTIAL = "hop-partial-put";
+
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HopFaultSuite.class);
 
     private final LocalAws aws;
@@ -41,13 +48,16 @@ public final class HopFaultSuite {
     }
 
     public static List<String> scenarios() {
-        return List.of(REDELIVERED, AMBIGUOUS);
+        return List.of(REDELIVERED, AMBIGUOUS, PARTIAL);
     }
 
     public static String description(String scenario) {
         return switch (scenario) {
             case REDELIVERED -> "mask-and-rekey dies after its PutRecords landed; the batch is put again";
             case AMBIGUOUS -> "a PutRecords into the hop lands, its response is lost; put again";
+            case PARTIAL ->
+                "PutRecords into the hop partly refused (throughput, internal failure), failed entries sent"
+                        + " again; a batch also delivered again";
             default -> throw new IllegalArgumentException("no hop scenario '" + scenario + "'");
         };
     }
@@ -63,7 +73,11 @@ public final class HopFaultSuite {
         description(scenario);
         ResourceNames names = ResourceNames.random();
         FaultInjector injector = new FaultInjector();
-        Set<Integer> crashes = scenario.equals(REDELIVERED) ? Set.of(2, 3) : Set.of();
+        Set<Integer> crashes = switch (scenario) {
+            case REDELIVERED -> Set.of(2, 3);
+            case PARTIAL -> Set.of(3);
+            default -> Set.of();
+        };
         AtomicReference<String> hop = new AtomicReference<>();
         List<String> problems = new ArrayList<>();
         ClickstreamDemo.Result result = null;
@@ -72,6 +86,13 @@ public final class HopFaultSuite {
                 hop.set(pipeline.resources().streams().get(ClickstreamDemo.HOP));
                 if (scenario.equals(AMBIGUOUS)) {
                     injector.on("PutRecords", hop.get(), 1, Fault.RESPONSE_LOST);
+                }
+                if (scenario.equals(PARTIAL)) {
+                    // the first request loses every third entry, the sink's re-send of them every second,
+                    // a later request every fourth
+                    injector.failEntries(hop.get(), 1, 3)
+                            .failEntries(hop.get(), 2, 2)
+                            .failEntries(hop.get(), 4, 4);
                 }
                 pipeline.function(ClickstreamDemo.FIRST_STAGE).crashAfterWrites(crashes);
             });
@@ -91,13 +112,35 @@ public final class HopFaultSuite {
                         + " views: the faults put nothing twice");
             }
         }
+        long orderViolations = 0;
+        if (result != null && hop.get() != null) {
+            HopOrder.Result order = new HopOrder(aws.kinesis()).check(hop.get());
+            orderViolations = order.violations();
+            if (order.violations() > 0) {
+                // a known property of the hop, not a failed invariant of the counts (docs/exactly-once.md §7)
+                LOG.warn(
+                        "{}: {} views out of per-key origin order in {}, e.g. {}",
+                        scenario,
+                        order.violations(),
+                        ClickstreamDemo.HOP,
+                        order.examples());
+            }
+        }
+        if (scenario.equals(PARTIAL) && injector.failedEntries() == 0) {
+            problems.add("no PutRecords entry was refused");
+        }
         if (fired < planned) {
             problems.add("only " + fired + " of " + planned + " planned faults fired");
         }
         double seconds = (System.nanoTime() - started) / 1e9;
+        // the hop's per-key order is not an invariant the design keeps under partial failure (§7): its
+        // figure goes with the description, not into the order violations every other row reports
+        String described = orderViolations > 0
+                ? description(scenario) + " (" + orderViolations + " views out of per-key origin order in the hop)"
+                : description(scenario);
         return new FaultSuite.Row(
                 scenario,
-                description(scenario),
+                described,
                 clicks,
                 result == null ? 0 : result.deliveries(),
                 result == null ? 0 : result.counted(),

@@ -24,8 +24,13 @@ class HopFaultSuiteIT {
     private static final Path ROOT = Path.of(System.getProperty("sluice.root"));
     private static final int CLICKS = 300;
 
+    /** Every hop scenario, or only those named by {@code -Dfaults.scenario=NAME[,NAME...]}. */
     static java.util.List<String> scenarios() {
-        return HopFaultSuite.scenarios();
+        String only = System.getProperty("faults.scenario", "");
+        java.util.List<String> names = only.isBlank() ? java.util.List.of() : java.util.List.of(only.split(","));
+        return HopFaultSuite.scenarios().stream()
+                .filter(s -> names.isEmpty() || names.contains(s))
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -38,8 +43,14 @@ class HopFaultSuiteIT {
         FaultSuite.Row row = new HopFaultSuite(aws, clickstream, ROOT).run(scenario, CLICKS);
 
         System.out.printf(
-                "%s: %d views counted, %d copies in the hop, lost %d, counted twice %d, %.1f s%n",
-                scenario, row.effects(), row.absorbed(), row.lost(), row.duplicateEffects(), row.seconds());
+                "%s: %d views counted, %d copies in the hop, lost %d, counted twice %d, %.1f s; %s%n",
+                scenario,
+                row.effects(),
+                row.absorbed(),
+                row.lost(),
+                row.duplicateEffects(),
+                row.seconds(),
+                row.description());
         assertThat(row.problems()).as("problems of %s", scenario).isEmpty();
         assertThat(row.lost()).isZero();
         assertThat(row.duplicateEffects()).isZero();
