@@ -143,6 +143,11 @@ public final class AccessGate implements AutoCloseable {
             GateRequest request =
                     new GateRequest(exchange.getRequestMethod(), uri.getRawPath(), uri.getRawQuery(), headers, body);
             ServiceCall call = mapper.map(service, request, iteratorStreams::get);
+            if (control.isCut(request.accessKeyId(), call)) {
+                // a partition: no answer while it lasts, then the connection is dropped unanswered
+                control.holdWhileCut(request.accessKeyId(), call, Duration.ofMinutes(5));
+                throw new IOException("partitioned: " + service + " " + call.operation() + " dropped unanswered");
+            }
             Decision decision = control.authorize(request.accessKeyId(), call);
             if (decision instanceof Decision.Allowed) {
                 forward(exchange, request, call);
