@@ -47,8 +47,8 @@ public final class KclClusterFaults {
     public static final String SCALE_IN = "kcl-scale-in";
 
     private static final Logger LOG = LoggerFactory.getLogger(KclClusterFaults.class);
-    private static final Duration READY = Duration.ofSeconds(90);
-    private static final Duration STALL = Duration.ofSeconds(90);
+    private static final Duration READY = Duration.ofSeconds(240);
+    private static final Duration STALL = Duration.ofSeconds(180);
     private static final int BAD_EVERY = 50;
 
     /**
@@ -341,7 +341,7 @@ public final class KclClusterFaults {
     }
 
     private static void await(String what, java.util.function.BooleanSupplier condition) {
-        LocalKclWorkers.await(what, Duration.ofSeconds(90), condition);
+        LocalKclWorkers.await(what, Duration.ofSeconds(180), condition);
     }
 
     /** Keeps a fault in place for a while (the fault's duration, not a wait for a condition). */
