@@ -138,7 +138,6 @@ public final class KclClusterFaults {
                                     .allMatch(s -> owners.containsKey(s)
                                             && !owners.get(s).equals(victim.workerId()));
                         });
-                        takeover = run.takeoverSeconds(victim.workerId(), shards, fault);
                         run.produce(events - half - (events - half) / 2, BAD_EVERY);
                         hold(Duration.ofSeconds(2));
                     }
@@ -233,6 +232,13 @@ public final class KclClusterFaults {
                 default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
             }
             run.awaitProcessed(STALL);
+            if (scenario.equals(ZOMBIE)) {
+                // the new owners' first batch on the zombie's shards, from the moment it was cut off
+                takeover = run.takeoverSeconds(victim.workerId(), shards, fault);
+                if (!shards.isEmpty() && takeover.isEmpty()) {
+                    problems.add("no other worker processed the shards " + shards + " of the zombie");
+                }
+            }
             sampler.close();
             r = run.reconcile();
             order = run.order();
