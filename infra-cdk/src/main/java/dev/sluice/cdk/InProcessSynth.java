@@ -18,9 +18,10 @@ import software.amazon.awscdk.cxapi.CloudAssembly;
  * Synthesizes a pipeline's stack inside the calling JVM, without an AWS account, a CDK CLI or a
  * prior {@code ./sluice synth}: the local stack ({@code localstack/}) provisions itself from the
  * template this returns. The stack is built exactly as {@link SluiceApp} builds it (same {@link
- * PipelineStack}, default context), except that the Lambda code asset is an empty placeholder zip:
- * the local runner loads the handler classes from its own class path, and the template only holds
- * the asset's hash. cdk-nag is not applied (it adds metadata only).
+ * PipelineStack}, default context), except that the Lambda code asset is an empty placeholder zip
+ * (the local runner loads the handler classes from its own class path, and the template only holds
+ * the asset's hash) and that KCL stages need no worker image ({@link KclStage#LOCAL_WORKERS_CONTEXT}:
+ * the local KCL workers run from the class path too). cdk-nag is not applied (it adds metadata only).
  *
  * <p>Templates are cached per definition for the life of the JVM: the first synthesis starts the
  * jsii runtime (a Node.js child process, ≈ 4 s with a warm jsii cache), later ones take ≈ 0.2 s.
@@ -54,7 +55,10 @@ public final class InProcessSynth {
                 zip.finish();
             }
             Path assembly = outdir.resolve("cdk.out");
-            App app = new App(AppProps.builder().outdir(assembly.toString()).build());
+            App app = new App(AppProps.builder()
+                    .outdir(assembly.toString())
+                    .context(Map.of(KclStage.LOCAL_WORKERS_CONTEXT, true))
+                    .build());
             String stackName = SluiceApp.STACK_PREFIX + definition.pipeline();
             new PipelineStack(app, stackName, new PipelineStackProps(definition, placeholder, null));
             CloudAssembly synthesized = app.synth();

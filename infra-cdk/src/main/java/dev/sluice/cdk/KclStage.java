@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
 import software.amazon.awscdk.Duration;
@@ -35,6 +34,7 @@ import software.amazon.awscdk.services.ecs.CpuArchitecture;
 import software.amazon.awscdk.services.ecs.DeploymentCircuitBreaker;
 import software.amazon.awscdk.services.ecs.FargateService;
 import software.amazon.awscdk.services.ecs.FargateTaskDefinition;
+import software.amazon.awscdk.services.ecs.HealthCheck;
 import software.amazon.awscdk.services.ecs.LogDrivers;
 import software.amazon.awscdk.services.ecs.OperatingSystemFamily;
 import software.amazon.awscdk.services.ecs.RuntimePlatform;
@@ -65,17 +65,69 @@ import software.constructs.Construct;
  * service ({@link StageGrants}). Lake sinks and {@code object} references are not supported on KCL
  * stages yet.
  *
- * <p>The image comes from the context value {@value #IMAGE_CONTEXT}; without it the stack
- * synthesizes with {@link #PLACEHOLDER_IMAGE} and records an info annotation saying the image must
- * be set before deploying.
+ * <p>The image is the worker image built by {@code functions/kcl} (Jib, profile {@code worker-image})
+ * and pushed to ECR, named by digest in the context value {@value #IMAGE_CONTEXT}. Without it, or
+ * with anything but an ECR image by digest, synthesis stops with a {@link SynthesisRefusedException}
+ * saying how to build and push it: no placeholder is ever deployed. Only the local stack's
+ * in-process synthesis ({@link InProcessSynth}, context {@value #LOCAL_WORKERS_CONTEXT}) goes without
+ * one: it runs the workers from its class path and never deploys the template. The container's
+ * health check runs the image's {@code HealthProbe} against {@code /q/health/live}.
  */
 public final class KclStage extends Construct {
 
-    /** Context key holding the KCL worker image (e.g. an ECR image URI with its tag). */
+    /**
+     * Context key holding the KCL worker image: an ECR image by digest, {@code
+     * <account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest>}.
+     */
     public static final String IMAGE_CONTEXT = "sluice:kclImage";
 
-    /** Image used when {@value #IMAGE_CONTEXT} is not set: synthesizes, does not deploy usefully. */
-    public static final String PLACEHOLDER_IMAGE = "sluice-kcl:set-context-sluice-kclImage-before-deploy";
+    /**
+     * Context key set by {@link InProcessSynth} only: the template is for the local stack, which runs
+     * the KCL workers from its own class path, so the task definition names {@link #LOCAL_IMAGE}.
+     */
+    public static final String LOCAL_WORKERS_CONTEXT = "sluice:localKclWorkers";
+
+    /** The image named in templates synthesized for the local stack only (never deployed, never pulled). */
+    public static final String LOCAL_IMAGE = "sluice-kcl:local-workers-run-from-the-class-path";
+
+    /** An ECR image by digest: account, region, repository, digest. */
+    public static final Pattern IMAGE_BY_DIGEST = Pattern.compile("^(\\d{12})\\.dkr\\.ecr\\.([a-z]{2}(?:-[a-z]+)+-\\d)"
+            + "\\.amazonaws\\.com(?:\\.cn)?/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)"
+            + "@(sha256:[0-9a-f]{64})$");
+
+    /** How to get an image: one line, in the error when {@value #IMAGE_CONTEXT} is missing. */
+    static final String HOW_TO_BUILD = "build and push the worker image with ./mvnw -B -pl functions/kcl -am package"
+            + " -DskipTests -Pworker-image,worker-image-push"
+            + " -Dsluice.image.repository=<account>.dkr.ecr.<region>.amazonaws.com/<repository>"
+            + " (docs/operations.md, \"Deploying the KCL worker image\"), then pass -c " + IMAGE_CONTEXT
+            + "=<account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest> (the digest is in"
+            + " functions/kcl/target/jib/sluice-kcl-arm64.pushed.digest)";
+
+    /**
+     * The container health check: the image has no shell, so its own JVM runs {@code
+     * dev.sluice.kcl.health.HealthProbe} (placed in {@code /opt/sluice/health} by the image build),
+     * which exits 0 when {@code /q/health/live} answers 2xx. Liveness, not readiness: ECS replaces an
+     * unhealthy task, and a worker whose KCL scheduler gave up must be replaced (functions/kcl README).
+     */
+    public static final List<String> HEALTH_CHECK_COMMAND = List.of(
+            "CMD",
+            "/usr/bin/java",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Xmx16m",
+            "-cp",
+            "/opt/sluice/health",
+            "dev.sluice.kcl.health.HealthProbe",
+            "/q/health/live");
+
+    /** Health check timings: every 30 s, 10 s to answer, 3 failures in a row, 60 s grace after start. */
+    public static final Duration HEALTH_CHECK_INTERVAL = Duration.seconds(30);
+
+    public static final Duration HEALTH_CHECK_TIMEOUT = Duration.seconds(10);
+
+    public static final int HEALTH_CHECK_RETRIES = 3;
+
+    public static final Duration HEALTH_CHECK_START_PERIOD = Duration.seconds(60);
 
     /** Partition key of the lease table (KCL's lease schema). */
     public static final String LEASE_KEY = "leaseKey";
@@ -104,10 +156,6 @@ public final class KclStage extends Construct {
     /** Actions CloudWatch Logs needs on the key to encrypt a log group (per the CloudWatch Logs guide). */
     private static final List<String> LOGS_KEY_ACTIONS =
             List.of("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*");
-
-    /** A private ECR image: account, region, repository. */
-    private static final Pattern ECR_IMAGE =
-            Pattern.compile("^(\\d{12})\\.dkr\\.ecr\\.([a-z0-9-]+)\\.amazonaws\\.com(?:\\.cn)?/([^:@]+)[:@].+$");
 
     private final String stageName;
     private final String applicationName;
@@ -145,15 +193,7 @@ public final class KclStage extends Construct {
         this.leaseTable = leaseTable(stack);
         this.logGroup = encryptedLogGroup(this, "Logs", "/sluice/" + pipeline + "/" + stageName);
 
-        Object configured = getNode().tryGetContext(IMAGE_CONTEXT);
-        if (configured == null || configured.toString().isBlank()) {
-            this.image = PLACEHOLDER_IMAGE;
-            Annotations.of(this)
-                    .addInfo("Sluice stage '" + stageName + "' runs the placeholder image " + PLACEHOLDER_IMAGE
-                            + ": set the KCL worker image with -c " + IMAGE_CONTEXT + "=IMAGE before deploying");
-        } else {
-            this.image = configured.toString().trim();
-        }
+        this.image = image(this, pipeline, stageName);
 
         this.taskDefinition = FargateTaskDefinition.Builder.create(this, "TaskDefinition")
                 .cpu(CPU)
@@ -169,6 +209,13 @@ public final class KclStage extends Construct {
                         .image(ContainerImage.fromRegistry(image))
                         .essential(true)
                         .stopTimeout(STOP_TIMEOUT)
+                        .healthCheck(HealthCheck.builder()
+                                .command(HEALTH_CHECK_COMMAND)
+                                .interval(HEALTH_CHECK_INTERVAL)
+                                .timeout(HEALTH_CHECK_TIMEOUT)
+                                .retries(HEALTH_CHECK_RETRIES)
+                                .startPeriod(HEALTH_CHECK_START_PERIOD)
+                                .build())
                         .environment(environment(stack, stage, input))
                         .logging(LogDrivers.awsLogs(AwsLogDriverProps.builder()
                                 .logGroup(logGroup)
@@ -197,6 +244,30 @@ public final class KclStage extends Construct {
         ResourceMetadata.mark(leaseTable, ResourceMetadata.KIND_KCL_LEASE_TABLE, stageName);
         ResourceMetadata.mark(taskDefinition, ResourceMetadata.KIND_KCL_TASK_DEFINITION, stageName);
         ResourceMetadata.mark(service, ResourceMetadata.KIND_KCL_SERVICE, stageName);
+    }
+
+    /**
+     * The worker image: {@value #IMAGE_CONTEXT}, which must be an ECR image by digest, or {@link
+     * #LOCAL_IMAGE} in a template for the local stack.
+     *
+     * @throws SynthesisRefusedException when the image is missing or not an ECR image by digest
+     */
+    static String image(Construct scope, String pipeline, String stageName) {
+        Object configured = scope.getNode().tryGetContext(IMAGE_CONTEXT);
+        if (configured == null || configured.toString().isBlank()) {
+            if (Boolean.parseBoolean(String.valueOf(scope.getNode().tryGetContext(LOCAL_WORKERS_CONTEXT)))) {
+                return LOCAL_IMAGE;
+            }
+            throw new SynthesisRefusedException("pipeline '" + pipeline + "', stage '" + stageName
+                    + "' (consumer: kcl) has no worker image (context " + IMAGE_CONTEXT + "): " + HOW_TO_BUILD);
+        }
+        String image = configured.toString().trim();
+        if (!IMAGE_BY_DIGEST.matcher(image).matches()) {
+            throw new SynthesisRefusedException("context " + IMAGE_CONTEXT + " must be an ECR image by digest,"
+                    + " <account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<64 hex digits> (a tag can be"
+                    + " moved; the digest is the image that was built and checked), not '" + image + "'");
+        }
+        return image;
     }
 
     /** The KCL application name of a stage: {@code sluice-<pipeline>-<stage>}. */
@@ -299,7 +370,7 @@ public final class KclStage extends Construct {
      * repository only, and {@code ecr:GetAuthorizationToken}, which takes no resource).
      */
     private boolean grantImagePull(PipelineStack stack) {
-        Matcher ecr = ECR_IMAGE.matcher(image);
+        Matcher ecr = IMAGE_BY_DIGEST.matcher(image);
         if (!ecr.matches()) {
             return false;
         }
@@ -351,7 +422,7 @@ public final class KclStage extends Construct {
         return applicationName;
     }
 
-    /** The image the workers run: the {@value #IMAGE_CONTEXT} context value or {@link #PLACEHOLDER_IMAGE}. */
+    /** The image the workers run: the {@value #IMAGE_CONTEXT} context value, or {@link #LOCAL_IMAGE} locally. */
     public String getImage() {
         return image;
     }

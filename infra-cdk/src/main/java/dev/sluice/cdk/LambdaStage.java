@@ -20,12 +20,14 @@ import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
 import software.amazon.awscdk.services.kinesis.Stream;
+import software.amazon.awscdk.services.lambda.Alias;
 import software.amazon.awscdk.services.lambda.Architecture;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
 import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.EventSourceMapping;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.lambda.SnapStartConf;
 import software.amazon.awscdk.services.lambda.StartingPosition;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.logs.RetentionDays;
@@ -35,7 +37,8 @@ import software.constructs.Construct;
 
 /**
  * A {@code consumer: lambda} stage: its function, the function's KMS-encrypted log group and the
- * Kinesis event-source mapping that feeds it. Memory, timeout and reserved concurrency come from the
+ * Kinesis event-source mapping that feeds it. The function runs with SnapStart: every change publishes
+ * a version, the alias {@value #ALIAS} points at it, and the mapping invokes the alias. Memory, timeout and reserved concurrency come from the
  * stage's {@code function} block ({@link FunctionDefinition}; 1024 MB and 60 s by default, no
  * reserved concurrency), and {@code JAVA_TOOL_OPTIONS} holds {@link StageEnvironment#JVM_FLAGS}.
  *
@@ -51,6 +54,13 @@ public final class LambdaStage extends Construct {
 
     /** The method of the stage's handler class the runtime invokes. */
     public static final String HANDLER_METHOD = "handleRequest";
+
+    /**
+     * The alias the event-source mapping invokes: it points at the version published from the
+     * function's current configuration and code, which SnapStart snapshots ({@code ApplyOn:
+     * PublishedVersions}); {@code $LATEST} is never invoked.
+     */
+    public static final String ALIAS = "live";
 
     /** Retention of the function's log group. */
     public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_MONTH;
@@ -76,6 +86,7 @@ public final class LambdaStage extends Construct {
     private final String stageName;
     private final LogGroup logGroup;
     private final Function function;
+    private final Alias alias;
     private final EventSourceMapping eventSource;
     private final Role role;
     private final Queue deadLetterQueue;
@@ -150,6 +161,15 @@ public final class LambdaStage extends Construct {
                 .logGroup(logGroup)
                 .role(role)
                 .environment(environment)
+                // a snapshot of the initialised (and primed, see the handler's CRaC hook) JVM per
+                // published version; only versions get one, hence the alias below
+                .snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS)
+                .build();
+        // currentVersion publishes a new version whenever the code or configuration changes
+        this.alias = Alias.Builder.create(this, "Alias")
+                .aliasName(ALIAS)
+                .version(function.getCurrentVersion())
+                .description("Sluice " + pipeline + "/" + stageName + ": the version the event-source mapping invokes")
                 .build();
 
         // exactly what the stage's code declares (sluice-aws), what the event-source mapping does
@@ -164,7 +184,7 @@ public final class LambdaStage extends Construct {
         logGroup.grantWrite(role);
 
         this.eventSource = EventSourceMapping.Builder.create(this, "KinesisEventSource")
-                .target(function)
+                .target(alias)
                 .eventSourceArn(input.getStreamArn())
                 .startingPosition(startingPosition(stage))
                 .batchSize(stage.batching().batchSize())
@@ -185,13 +205,16 @@ public final class LambdaStage extends Construct {
                                 ? null
                                 : stage.batching().startingInstant().getEpochSecond())
                 .build();
+        CfnEventSourceMapping mapping =
+                (CfnEventSourceMapping) eventSource.getNode().getDefaultChild();
+        // the alias's ARN (its Ref) names the function and the qualifier Lambda invokes
+        mapping.setFunctionName(alias.getFunctionArn());
         // the on-failure destination without the CDK's SqsDlq, which would grant its own wider set
-        ((CfnEventSourceMapping) eventSource.getNode().getDefaultChild())
-                .setDestinationConfig(CfnEventSourceMapping.DestinationConfigProperty.builder()
-                        .onFailure(CfnEventSourceMapping.OnFailureProperty.builder()
-                                .destination(deadLetterQueue.getQueueArn())
-                                .build())
-                        .build());
+        mapping.setDestinationConfig(CfnEventSourceMapping.DestinationConfigProperty.builder()
+                .onFailure(CfnEventSourceMapping.OnFailureProperty.builder()
+                        .destination(deadLetterQueue.getQueueArn())
+                        .build())
+                .build());
         ResourceMetadata.mark(function, ResourceMetadata.KIND_FUNCTION, stageName);
         ResourceMetadata.mark(eventSource, ResourceMetadata.KIND_EVENT_SOURCE_MAPPING, stageName);
     }
@@ -286,6 +309,11 @@ public final class LambdaStage extends Construct {
     /** The stage's function. */
     public Function getFunction() {
         return function;
+    }
+
+    /** The alias ({@value #ALIAS}) the event-source mapping invokes: the latest published version. */
+    public Alias getAlias() {
+        return alias;
     }
 
     /** The function's log group, {@code /sluice/<pipeline>/<stage>}, encrypted with the pipeline's logs key. */

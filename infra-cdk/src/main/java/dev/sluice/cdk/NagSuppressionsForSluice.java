@@ -142,7 +142,8 @@ public final class NagSuppressionsForSluice {
             }
         });
         Personas personas = stack.getPersonas();
-        List<String> admin = new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*"));
+        List<String> admin =
+                new ArrayList<>(List.of("Action::kms:GenerateDataKey*", "Action::kms:ReEncrypt*", "Resource::*"));
         if (bucketArn != null) {
             admin.addAll(List.of(
                     "Action::s3:Abort*",
@@ -156,7 +157,9 @@ public final class NagSuppressionsForSluice {
                 .ifPresent(policy -> out.add(new Suppression(
                         policy,
                         "AwsSolutions-IAM5",
-                        "admin persona: read and write the whole lake bucket of this pipeline (all its objects) and "
+                        "admin persona: read and write the whole lake bucket of this pipeline (all its objects); the"
+                                + " viewer's CloudWatch reads that have no resource type (GetMetricData,"
+                                + " GetMetricStatistics, ListMetrics, ListDashboards: only * names them); and "
                                 + KMS_WILDCARDS,
                         admin)));
         for (Persona reader : List.of(Persona.PIPELINE_DEVELOPER, Persona.ANALYST)) {

@@ -93,6 +93,13 @@ public final class Personas extends Construct {
             "cloudwatch:ListDashboards",
             "cloudwatch:ListMetrics");
 
+    /**
+     * Admin's reads of this pipeline's stage log groups (browse and search; the Logs service decrypts
+     * with the logs key as itself, so no KMS grant).
+     */
+    public static final List<String> ADMIN_LOG_ACTIONS =
+            List.of("logs:DescribeLogStreams", "logs:FilterLogEvents", "logs:GetLogEvents");
+
     /** Why a restricted stream is not granted. */
     public static final String RESTRICTED_STREAM = "restricted stream: only the stage that masks it reads it";
 
@@ -152,6 +159,21 @@ public final class Personas extends Construct {
         });
         // each grant above includes the use of that store's key, which its key policy pins to the service.
         // No secret: the tokenization key stays with the stages that mask (docs/operations.md#access)
+        // Operating the pipeline: what the viewer sees, and the stages' logs
+        grantViewer(role);
+        List<String> logGroups = new java.util.ArrayList<>();
+        stack.getLambdaStages()
+                .values()
+                .forEach(stage -> logGroups.add(stage.getLogGroup().getLogGroupArn()));
+        stack.getKclStages()
+                .values()
+                .forEach(stage -> logGroups.add(stage.getLogGroup().getLogGroupArn()));
+        if (!logGroups.isEmpty()) {
+            role.addToPrincipalPolicy(PolicyStatement.Builder.create()
+                    .actions(ADMIN_LOG_ACTIONS)
+                    .resources(logGroups)
+                    .build());
+        }
     }
 
     /**

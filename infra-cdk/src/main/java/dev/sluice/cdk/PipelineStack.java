@@ -160,6 +160,7 @@ public class PipelineStack extends Stack {
         this.observability = new Observability(this);
         this.personas = new Personas(this); // one IAM role per persona of the access block
         RestrictedData.protect(this); // restricted streams, dead letters, secrets: denied on the resource side
+        SmokeOutputs.declare(this); // persona role ARNs and physical names for ./sluice smoke --aws
     }
 
     /**

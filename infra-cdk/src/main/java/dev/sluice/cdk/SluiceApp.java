@@ -42,6 +42,12 @@ public final class SluiceApp {
     /** System property giving the default of {@value #LAMBDA_ARTIFACT_CONTEXT}. */
     public static final String LAMBDA_ARTIFACT_PROPERTY = "sluice.lambdaArtifact";
 
+    /**
+     * Environment variable giving the default of {@value KclStage#IMAGE_CONTEXT} (for {@code ./sluice
+     * synth}, which passes no context); {@code -c sluice:kclImage=...} overrides it.
+     */
+    public static final String KCL_IMAGE_ENVIRONMENT = "SLUICE_KCL_IMAGE";
+
     /** System property naming the output folder when the CDK CLI does not set {@code CDK_OUTDIR}. */
     public static final String OUTDIR_PROPERTY = "sluice.cdk.outdir";
 
@@ -58,12 +64,24 @@ public final class SluiceApp {
         if (artifact != null && !artifact.isBlank()) {
             defaults.put(LAMBDA_ARTIFACT_CONTEXT, artifact);
         }
+        String kclImage = System.getenv(KCL_IMAGE_ENVIRONMENT);
+        if (kclImage != null && !kclImage.isBlank()) {
+            defaults.put(KclStage.IMAGE_CONTEXT, kclImage);
+        }
         props.context(defaults); // context given to the CDK CLI (-c, cdk.json) overrides these
         if (System.getenv("CDK_OUTDIR") == null) {
             props.outdir(System.getProperty(OUTDIR_PROPERTY, "cdk.out"));
         }
         App app = new App(props.build());
-        List<PipelineStack> stacks = addPipelines(app, root);
+        List<PipelineStack> stacks;
+        try {
+            stacks = addPipelines(app, root);
+        } catch (SynthesisRefusedException e) {
+            // one line for cdk synth/deploy (and ./sluice synth) to show, before anything is deployed
+            System.err.println("sluice: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         NagChecks.apply(app); // findings are annotations: counted below, errors also shown by the CDK CLI
         CloudAssembly assembly = app.synth();
         summary(assembly, stacks).forEach(System.out::println);

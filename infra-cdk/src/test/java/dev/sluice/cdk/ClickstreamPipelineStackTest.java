@@ -46,10 +46,10 @@ class ClickstreamPipelineStackTest {
     void stackIsNamedAfterThePipelineAndKeepsEveryDeclaredResource() {
         assertThat(stack.getStackName()).isEqualTo("sluice-clickstream");
         assertThat(definition.streams()).containsOnlyKeys("clicks-raw", "clicks-by-page");
-        assertThat(definition.tables()).containsOnlyKeys("page-catalogue", "page-views-per-minute");
+        assertThat(definition.tables()).containsOnlyKeys("clicks-by-id", "page-catalogue", "page-views-per-minute");
         template.resourceCountIs("AWS::Kinesis::Stream", 2);
-        // the two declared tables, the lake's commit ledger and page-counts' KCL lease table
-        template.resourceCountIs("AWS::DynamoDB::Table", 4);
+        // the three declared tables, the lake's commit ledger and page-counts' KCL lease table
+        template.resourceCountIs("AWS::DynamoDB::Table", 5);
         assertThat(stack.getLedgerTable()).isPresent();
         template.resourceCountIs("AWS::SQS::Queue", 1);
         template.resourceCountIs("AWS::S3::Bucket", 2); // the lake bucket and its access logs
@@ -109,15 +109,27 @@ class ClickstreamPipelineStackTest {
         List<Object> resources = new ArrayList<>();
         all.forEach(statement -> resources.addAll(TemplateQueries.resources(statement)));
         assertThat(resources).isNotEmpty();
-        // the one * resource: KCL's cloudwatch:PutMetricData, limited to its namespace by condition
-        assertThat(all)
-                .filteredOn(statement -> TemplateQueries.resources(statement).contains("*"))
-                .singleElement()
-                .satisfies(statement -> {
+        // the * resources: KCL's cloudwatch:PutMetricData, limited to its namespace by condition, and the
+        // task execution role's ecr:GetAuthorizationToken, which takes no resource (the worker image is in ECR)
+        List<Map<String, Object>> wildcards = all.stream()
+                .filter(statement -> TemplateQueries.resources(statement).contains("*"))
+                .toList();
+        assertThat(wildcards)
+                .hasSize(2)
+                .anySatisfy(statement -> {
                     assertThat(TemplateQueries.actions(statement)).containsExactly("cloudwatch:PutMetricData");
                     assertThat(statement.get("Condition"))
                             .isEqualTo(Map.of(
                                     "StringEquals", Map.of("cloudwatch:namespace", "sluice-clickstream-page-counts")));
+                })
+                .anySatisfy(statement -> {
+                    assertThat(TemplateQueries.actions(statement)).containsExactly("ecr:GetAuthorizationToken");
+                    assertThat(TemplateQueries.statementsOf(
+                                    template,
+                                    stack.getKclStage("page-counts")
+                                            .getTaskDefinition()
+                                            .getExecutionRole()))
+                            .contains(statement);
                 });
     }
 

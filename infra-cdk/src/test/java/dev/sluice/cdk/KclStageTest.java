@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
-import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 import software.amazon.awscdk.services.iam.IRole;
@@ -27,7 +26,7 @@ import software.amazon.awscdk.services.iam.IRole;
  */
 class KclStageTest {
 
-    static final String IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl:1.0";
+    static final String IMAGE = TestApps.KCL_IMAGE;
 
     @TempDir
     static Path dir;
@@ -162,6 +161,36 @@ class KclStageTest {
     }
 
     @Test
+    void workerIsHealthCheckedByTheImagesProbeOnLiveness() {
+        template.hasResourceProperties(
+                "AWS::ECS::TaskDefinition",
+                Match.objectLike(Map.of(
+                        "ContainerDefinitions",
+                        List.of(Match.objectLike(Map.of(
+                                "HealthCheck",
+                                Map.of(
+                                        "Command",
+                                        List.of(
+                                                "CMD",
+                                                "/usr/bin/java",
+                                                "-XX:TieredStopAtLevel=1",
+                                                "-XX:+UseSerialGC",
+                                                "-Xmx16m",
+                                                "-cp",
+                                                "/opt/sluice/health",
+                                                "dev.sluice.kcl.health.HealthProbe",
+                                                "/q/health/live"),
+                                        "Interval",
+                                        30,
+                                        "Timeout",
+                                        10,
+                                        "Retries",
+                                        3,
+                                        "StartPeriod",
+                                        60)))))));
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void environmentHoldsResourceNamesAndKclSettingsOnly() {
         Map<String, Object> taskDefinition =
@@ -183,6 +212,8 @@ class KclStageTest {
                         Map.entry("SLUICE_QUEUE_URL_CLICKS_DLQ", ref(stack.getQueue("clicks-dlq"))),
                         Map.entry("SLUICE_TABLE_PAGE_VIEWS_PER_MINUTE", ref(stack.getTable("page-views-per-minute"))),
                         Map.entry("SLUICE_TABLE_PAGE_CATALOGUE", ref(stack.getTable("page-catalogue"))),
+                        // the deduplicate table behind the re-key hop
+                        Map.entry("SLUICE_TABLE_CLICKS_BY_ID", ref(stack.getTable("clicks-by-id"))),
                         // where records too large for a dead-letter message go (the claim check)
                         Map.entry(
                                 "SLUICE_LAKE_BUCKET", ref(stack.getLakeBucket().orElseThrow())));
@@ -268,6 +299,7 @@ class KclStageTest {
                         workerMetrics,
                         getAtt(stack.getTable("page-views-per-minute"), "Arn"),
                         getAtt(stack.getTable("page-catalogue"), "Arn"),
+                        getAtt(stack.getTable("clicks-by-id"), "Arn"),
                         getAtt(stack.getQueue("clicks-dlq"), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn"),
                         getAtt(stack.getKey(PipelineKeys.Use.TABLES), "Arn"),
@@ -301,6 +333,9 @@ class KclStageTest {
         assertThat(actions.get(getAtt(stack.getTable("page-views-per-minute"), "Arn")))
                 .containsExactly("dynamodb:GetItem", "dynamodb:UpdateItem");
         assertThat(actions.get(getAtt(stack.getTable("page-catalogue"), "Arn"))).containsExactly("dynamodb:Scan");
+        // the deduplicate table: the conditional put, and the consistent read of a refused one
+        assertThat(actions.get(getAtt(stack.getTable("clicks-by-id"), "Arn")))
+                .containsExactly("dynamodb:GetItem", "dynamodb:PutItem");
         assertThat(actions.get(getAtt(stack.getQueue("clicks-dlq"), "Arn"))).containsExactly("sqs:SendMessage");
         // each key is used for its own store only: read the stream, write tables, send dead letters
         assertThat(actions.get(getAtt(stack.getKey(PipelineKeys.Use.STREAMS), "Arn")))
@@ -358,7 +393,7 @@ class KclStageTest {
                 .containsExactly("logs:CreateLogStream", "logs:PutLogEvents");
     }
 
-    // ---- cdk-nag, placeholder image
+    // ---- cdk-nag
 
     @Test
     void nagPacksStayCleanWithAnEcrImage() {
@@ -366,29 +401,6 @@ class KclStageTest {
         assertThat(NagChecks.warnings(stack)).isEmpty();
         assertThat(NagChecks.suppressed(stack))
                 .anyMatch(m -> m.getId().contains("StagePageCounts/TaskDefinition/ExecutionRole"));
-    }
-
-    @Test
-    void withoutTheImageContextTheStackSynthesizesWithThePlaceholderAndSaysSo() throws Exception {
-        Path other = dir.resolve("placeholder");
-        java.nio.file.Files.createDirectories(other);
-        PipelineStack placeholder = SluiceApp.addPipelines(TestApps.app(other), SluiceRoot.locate()).stream()
-                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
-                .findFirst()
-                .orElseThrow();
-        KclStage kcl = placeholder.getKclStage("page-counts");
-        assertThat(kcl.getImage()).isEqualTo(KclStage.PLACEHOLDER_IMAGE);
-        assertThat(kcl.isEcrImage()).isFalse();
-        Template.fromStack(placeholder)
-                .hasResourceProperties(
-                        "AWS::ECS::TaskDefinition",
-                        Match.objectLike(Map.of(
-                                "ContainerDefinitions",
-                                List.of(Match.objectLike(Map.of("Image", KclStage.PLACEHOLDER_IMAGE))))));
-        Annotations.fromStack(placeholder)
-                .hasInfo(
-                        "/sluice-clickstream/StagePageCounts",
-                        Match.stringLikeRegexp(".*placeholder image.*-c sluice:kclImage=IMAGE before deploying.*"));
     }
 
     /** Every resource the role's identity policies name, with the union of the actions allowed on it. */

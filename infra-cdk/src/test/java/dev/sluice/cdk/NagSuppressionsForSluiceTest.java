@@ -39,12 +39,12 @@ class NagSuppressionsForSluiceTest {
                     assertThat(s.appliesTo()).as(at).isNotEmpty();
                 }
                 if (s.appliesTo().contains("Resource::*")) {
-                    // the viewer's CloudWatch reads; a KCL task role's PutMetricData (namespace
-                    // condition) and a KCL execution role's ecr:GetAuthorizationToken
+                    // the viewer's (and admin's) CloudWatch reads; a KCL task role's PutMetricData
+                    // (namespace condition) and a KCL execution role's ecr:GetAuthorizationToken
                     assertThat(s.path())
                             .as(at)
                             .matches(
-                                    ".*/Personas/Viewer/DefaultPolicy|.*/TaskDefinition/(TaskRole|ExecutionRole)/DefaultPolicy");
+                                    ".*/Personas/(Viewer|Admin)/DefaultPolicy|.*/TaskDefinition/(TaskRole|ExecutionRole)/DefaultPolicy");
                 }
             }
         }

@@ -167,7 +167,7 @@ class PaymentsPipelineStackTest {
                 "AWS::Lambda::EventSourceMapping",
                 Map.ofEntries(
                         Map.entry("EventSourceArn", getAtt(stack.getStream("payments-raw"), "Arn")),
-                        Map.entry("FunctionName", ref(validate.getFunction())),
+                        Map.entry("FunctionName", ref(validate.getAlias())),
                         Map.entry("BatchSize", 100),
                         Map.entry("MaximumBatchingWindowInSeconds", 1),
                         Map.entry("ParallelizationFactor", 1),

@@ -205,17 +205,46 @@ class PersonasTest {
     }
 
     @Test
-    void onlyTheViewerHasAStarResource() {
+    void onlyTheViewerAndAdminHaveAStarResourceAndOnlyForCloudWatchReadsWithoutAResourceType() {
         for (PipelineStack s : List.of(payments, clickstream)) {
             Template t = s == payments ? paymentsTemplate : clickstreamTemplate;
             for (Persona persona : Persona.values()) {
-                if (persona == Persona.VIEWER) {
+                List<Map<String, Object>> starred =
+                        TemplateQueries.statementsOf(t, s.getPersonas().getRole(persona)).stream()
+                                .filter(st -> TemplateQueries.resources(st).contains("*"))
+                                .toList();
+                if (persona != Persona.VIEWER && persona != Persona.ADMIN) {
+                    assertThat(starred).as(persona.yamlName()).isEmpty();
                     continue;
                 }
-                assertThat(TemplateQueries.statementsOf(t, s.getPersonas().getRole(persona)))
+                assertThat(starred).as(persona.yamlName()).hasSize(1);
+                assertThat(TemplateQueries.actions(starred.get(0)))
                         .as(persona.yamlName())
-                        .allSatisfy(
-                                st -> assertThat(TemplateQueries.resources(st)).doesNotContain("*"));
+                        .containsExactlyInAnyOrderElementsOf(Personas.VIEWER_UNSCOPED_ACTIONS);
+            }
+        }
+    }
+
+    @Test
+    void adminReadsTheStagesLogGroupsAndNoOtherPersonaReadsLogs() {
+        for (PipelineStack s : List.of(payments, clickstream)) {
+            Template t = s == payments ? paymentsTemplate : clickstreamTemplate;
+            for (Persona persona : Persona.values()) {
+                List<Map<String, Object>> logReads =
+                        TemplateQueries.statementsOf(t, s.getPersonas().getRole(persona)).stream()
+                                .filter(st -> TemplateQueries.actions(st).stream()
+                                        .anyMatch(a -> a.toString().startsWith("logs:")))
+                                .toList();
+                if (persona != Persona.ADMIN) {
+                    assertThat(logReads).as(persona.yamlName()).isEmpty();
+                    continue;
+                }
+                assertThat(logReads).hasSize(1);
+                assertThat(TemplateQueries.actions(logReads.get(0)))
+                        .containsExactlyInAnyOrderElementsOf(Personas.ADMIN_LOG_ACTIONS);
+                // one resource per stage: its log group
+                assertThat(TemplateQueries.resources(logReads.get(0)))
+                        .hasSize(s.getDefinition().stages().size());
             }
         }
     }

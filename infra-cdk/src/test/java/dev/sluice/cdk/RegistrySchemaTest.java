@@ -76,7 +76,7 @@ class RegistrySchemaTest {
                         SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
                         TestApps.lambdaZip(dir).toString(),
                         KclStage.IMAGE_CONTEXT,
-                        "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl:1.0"))
+                        TestApps.KCL_IMAGE))
                 .build());
         List<PipelineStack> stacks = new ArrayList<>(SluiceApp.addPipelines(app, SluiceRoot.locate()));
         stacks.add(new PipelineStack(

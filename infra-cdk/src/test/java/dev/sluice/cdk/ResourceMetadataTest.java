@@ -40,6 +40,7 @@ class ResourceMetadataTest {
                 .containsEntry("stream:clicks-by-page", "AWS::Kinesis::Stream")
                 .containsEntry("table:page-catalogue", "AWS::DynamoDB::Table")
                 .containsEntry("table:page-views-per-minute", "AWS::DynamoDB::Table")
+                .containsEntry("table:clicks-by-id", "AWS::DynamoDB::Table")
                 .containsEntry("lake-ledger:clickstream", "AWS::DynamoDB::Table")
                 .containsEntry("lake-bucket:clickstream", "AWS::S3::Bucket")
                 .containsEntry("lake-access-logs:clickstream", "AWS::S3::Bucket")
@@ -50,6 +51,6 @@ class ResourceMetadataTest {
                 .containsEntry("kcl-lease-table:page-counts", "AWS::DynamoDB::Table")
                 .containsEntry("kcl-task-definition:page-counts", "AWS::ECS::TaskDefinition")
                 .containsEntry("kcl-service:page-counts", "AWS::ECS::Service")
-                .hasSize(14);
+                .hasSize(15);
     }
 }

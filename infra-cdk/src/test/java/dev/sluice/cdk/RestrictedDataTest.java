@@ -54,6 +54,8 @@ class RestrictedDataTest {
                 .context(Map.of(
                         SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
                         TestApps.lambdaZip(dir).toString(),
+                        KclStage.IMAGE_CONTEXT,
+                        TestApps.KCL_IMAGE,
                         PersonaTrust.CONTEXT,
                         "{\"admin\": [\"" + ADMIN_SSO + "\"], \"analyst\": [\"" + ANALYST_SSO_1 + "\", \""
                                 + ANALYST_SSO_2 + "\"], \"pipeline-developer\": \"" + ANALYST_SSO_1

@@ -23,6 +23,10 @@ final class TestApps {
 
     private TestApps() {}
 
+    /** A KCL worker image by digest, as {@code -c sluice:kclImage=...} names the pushed image. */
+    static final String KCL_IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-kcl@sha256:"
+            + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
     /** A small zip standing in for the Lambda deployment artifact, which tests do not build. */
     static Path lambdaZip(Path dir) throws IOException {
         Path zip = dir.resolve("sluice-lambda-test-lambda.zip");
@@ -35,7 +39,6 @@ final class TestApps {
         return zip;
     }
 
-    /** An app writing into {@code dir}/cdk.out whose {@code sluice:lambdaArtifact} is a fresh zip in {@code dir}. */
     /** The stack of the pipeline named {@code pipeline} among those the app synthesized. */
     static PipelineStack stack(List<PipelineStack> stacks, String pipeline) {
         return stacks.stream()
@@ -44,11 +47,18 @@ final class TestApps {
                 .orElseThrow();
     }
 
+    /**
+     * An app writing into {@code dir}/cdk.out whose {@code sluice:lambdaArtifact} is a fresh zip in {@code dir}
+     * and whose {@code sluice:kclImage} is {@link #KCL_IMAGE}.
+     */
     static App app(Path dir) throws IOException {
         return new App(AppProps.builder()
                 .outdir(dir.resolve("cdk.out").toString())
-                .context(
-                        Map.of(SluiceApp.LAMBDA_ARTIFACT_CONTEXT, lambdaZip(dir).toString()))
+                .context(Map.of(
+                        SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
+                        lambdaZip(dir).toString(),
+                        KclStage.IMAGE_CONTEXT,
+                        KCL_IMAGE))
                 .build());
     }
 

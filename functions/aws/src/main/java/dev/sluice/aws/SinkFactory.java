@@ -60,7 +60,8 @@ final class SinkFactory {
                 new KinesisStreamSink(
                         context.clients().kinesis(),
                         context.required(EnvironmentNames.stream(sink.stream())),
-                        context.pipeline().stream(sink.stream()).partitionKey());
+                        context.pipeline().stream(sink.stream()).partitionKey(),
+                        sink.aggregates());
         };
     }
 

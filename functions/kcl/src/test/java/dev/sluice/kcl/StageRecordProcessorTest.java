@@ -50,6 +50,8 @@ class StageRecordProcessorTest {
 
     /** Everything that happened, in order: sink writes and checkpoints. */
     private final List<String> journal = new ArrayList<>();
+    /** What the processor reported per processed part (what the worker's EMF lines carry). */
+    private final List<String> reported = new ArrayList<>();
 
     private final AtomicInteger failuresLeft = new AtomicInteger();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
@@ -96,6 +98,19 @@ class StageRecordProcessorTest {
         processor.processRecords(input(record("100"), record("101")));
 
         assertThat(journal).containsExactly("write-failed", "write-failed", "write 2", "checkpoint 101.0");
+    }
+
+    @Test
+    void eachProcessedPartIsReportedWithTheSequenceNumbersItCovered() throws Exception {
+        // the load harness matches a KCL stage's records to these first/last positions in its EMF lines
+        failuresLeft.set(1);
+        StageRecordProcessor processor = processor();
+
+        processor.processRecords(input(record("100"), record("101")));
+        processor.processRecords(input(record("102"), record("103"), record("104")));
+
+        assertThat(reported)
+                .containsExactly("batch 100..101 incomplete", "batch 100..101 complete", "batch 102..104 complete");
     }
 
     @Test
@@ -184,7 +199,12 @@ class StageRecordProcessorTest {
         AggregateSink aggregates = new MemoryAggregates();
         BatchProcessor batches = new BatchProcessor(chain, Map.of(sink.name(), sink), aggregates, deadLetters::addAll);
         StageRecordProcessor processor = new StageRecordProcessor(
-                "payments-raw", batches, registry, (shard, result, behind) -> {}, () -> stopping);
+                "payments-raw",
+                batches,
+                registry,
+                (shard, first, last, result, behind) -> reported.add(
+                        "batch " + first + ".." + last + (result.complete() ? " complete" : " incomplete")),
+                () -> stopping);
         processor.initialize(InitializationInput.builder()
                 .shardId(SHARD)
                 .extendedSequenceNumber(ExtendedSequenceNumber.TRIM_HORIZON)

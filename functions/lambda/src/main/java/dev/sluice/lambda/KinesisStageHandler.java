@@ -6,11 +6,13 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import dev.sluice.aws.FunctionEnvironment;
 import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.kpl.Deaggregation;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
 import dev.sluice.core.stage.BatchProcessor;
 import dev.sluice.core.stage.BatchResult;
+import dev.sluice.lambda.snapstart.SnapStartPriming;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +27,10 @@ import org.slf4j.MDC;
  * with {@code ReportBatchItemFailures}. It only translates: Lambda's batch in, the stage's
  * {@link BatchProcessor} in the middle, {@code batchItemFailures} out. Bad records never fail the
  * batch (they go to the dead-letter queue); if a sink cannot make the batch durable, the first
- * record to redeliver is reported and Lambda retries from there.
+ * record to redeliver is reported and Lambda retries from there. KPL-aggregated records are
+ * de-aggregated first; Lambda redelivers a whole Kinesis record, so a failure in the middle of an
+ * aggregate reports the aggregate's sequence number and the sinks absorb its user records that
+ * already took effect (each is keyed by its sub-sequence).
  */
 public class KinesisStageHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
 
@@ -35,9 +40,22 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
     private final String stage;
     private final EmfMetrics metrics;
 
-    /** Used by the Lambda runtime: wires the stage from the function's environment. */
+    /** The SnapStart hook, held here: the CRaC context may keep only a weak reference to it. */
+    private SnapStartPriming priming;
+
+    /**
+     * Used by the Lambda runtime: wires the stage from the function's environment and registers its
+     * SnapStart hook ({@link SnapStartPriming}: primes before the snapshot, re-seeds after a restore).
+     */
     public KinesisStageHandler() {
-        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()), FunctionEnvironment.current());
+        this(StageRuntime.fromEnvironment(FunctionEnvironment.current()), FunctionEnvironment.current(), true);
+    }
+
+    private KinesisStageHandler(StageRuntime runtime, Map<String, String> environment, boolean snapStart) {
+        this(runtime, environment);
+        if (snapStart) {
+            this.priming = SnapStartPriming.register(runtime, environment);
+        }
     }
 
     public KinesisStageHandler(StageRuntime runtime, Map<String, String> environment) {
@@ -53,9 +71,15 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
         this.metrics = metrics;
     }
 
+    /** The SnapStart hook this instance registered (the runtime's no-arg constructor only). */
+    SnapStartPriming priming() {
+        return priming;
+    }
+
     @Override
     public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
-        List<InboundRecord> records = toInbound(event);
+        // KPL aggregates become their user records (sub-sequence positions); a corrupt one stays whole
+        List<InboundRecord> records = Deaggregation.of(toInbound(event));
         if (records.isEmpty()) {
             return new StreamsEventResponse(List.of());
         }

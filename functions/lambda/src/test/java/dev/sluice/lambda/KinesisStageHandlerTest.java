@@ -13,6 +13,7 @@ import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.ConfigurationException;
 import dev.sluice.core.event.DeadLetter;
+import dev.sluice.core.event.Position;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.stage.AggregateSink;
 import dev.sluice.core.stage.BatchProcessor;
@@ -90,6 +91,101 @@ class KinesisStageHandlerTest {
                 .extracting(StreamsEventResponse.BatchItemFailure::getItemIdentifier)
                 .containsExactly("49656830487293650285937458114924218839375621546356359186");
         assertThat(deadLetters).isEmpty();
+    }
+
+    private static final String AGGREGATE_SEQUENCE = "49656830487293650285937458114926636691014850804705779999";
+    private static final String CORRUPT_SEQUENCE = "49656830487293650285937458114926636691014850804705780000";
+
+    /** One KPL aggregate of three payments (two customers), then a corrupt aggregate, on shard 1. */
+    static KinesisEvent aggregated() {
+        byte[] aggregate = dev.sluice.aws.kpl.KplAggregates.encode(List.of(
+                new dev.sluice.aws.kpl.UserRecord(
+                        "cust-0000001",
+                        dev.sluice.core.testing.Events.payment()
+                                .eventId("kpl-evt-0")
+                                .at(Instant.now())
+                                .customer("cust-0000001")
+                                .bytes()),
+                new dev.sluice.aws.kpl.UserRecord(
+                        "cust-0000002",
+                        dev.sluice.core.testing.Events.payment()
+                                .eventId("kpl-evt-1")
+                                .at(Instant.now())
+                                .customer("cust-0000002")
+                                .bytes()),
+                new dev.sluice.aws.kpl.UserRecord(
+                        "cust-0000001",
+                        dev.sluice.core.testing.Events.payment()
+                                .eventId("kpl-evt-2")
+                                .at(Instant.now())
+                                .customer("cust-0000001")
+                                .bytes())));
+        byte[] corrupt = aggregate.clone();
+        corrupt[corrupt.length - 1] ^= 1;
+        KinesisEvent event = new KinesisEvent();
+        event.setRecords(List.of(record(AGGREGATE_SEQUENCE, aggregate), record(CORRUPT_SEQUENCE, corrupt)));
+        return event;
+    }
+
+    private static KinesisEvent.KinesisEventRecord record(String sequence, byte[] data) {
+        KinesisEvent.Record kinesis = new KinesisEvent.Record();
+        kinesis.setSequenceNumber(sequence);
+        kinesis.setPartitionKey("cust-1");
+        kinesis.setData(java.nio.ByteBuffer.wrap(data));
+        KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
+        r.setKinesis(kinesis);
+        r.setEventID("shardId-000000000001:" + sequence);
+        r.setEventSourceARN("arn:aws:kinesis:eu-west-1:123456789012:stream/payments-raw");
+        return r;
+    }
+
+    @Test
+    void aKplAggregateIsProcessedAsItsUserRecordsAndACorruptOneIsDeadLetteredWhole() {
+        KinesisEvent event = aggregated();
+
+        StreamsEventResponse response = handler.handleRequest(event, null);
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        assertThat(sink.written())
+                .extracting(e -> e.eventId(), e -> e.position(), e -> e.source().partitionKey())
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "kpl-evt-0",
+                                new Position("shardId-000000000001", AGGREGATE_SEQUENCE, 0),
+                                "cust-0000001"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "kpl-evt-1",
+                                new Position("shardId-000000000001", AGGREGATE_SEQUENCE, 1),
+                                "cust-0000002"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "kpl-evt-2",
+                                new Position("shardId-000000000001", AGGREGATE_SEQUENCE, 2),
+                                "cust-0000001"));
+        assertThat(deadLetters).singleElement().satisfies(letter -> {
+            assertThat(letter.code()).isEqualTo(ReasonCode.MALFORMED_AGGREGATE);
+            assertThat(letter.source().position()).isEqualTo(Position.of("shardId-000000000001", CORRUPT_SEQUENCE));
+            assertThat(letter.source().data())
+                    .isEqualTo(bytesOf(event.getRecords().get(1).getKinesis().getData()));
+        });
+    }
+
+    @Test
+    void aFailureInsideAnAggregateRedeliversTheWholeKinesisRecord() {
+        sink.failNext(Integer.MAX_VALUE);
+
+        StreamsEventResponse response = handler.handleRequest(aggregated(), null);
+
+        assertThat(response.getBatchItemFailures())
+                .extracting(StreamsEventResponse.BatchItemFailure::getItemIdentifier)
+                .containsExactly(AGGREGATE_SEQUENCE);
+    }
+
+    private static byte[] bytesOf(java.nio.ByteBuffer buffer) {
+        java.nio.ByteBuffer copy = buffer.duplicate();
+        copy.rewind();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        return bytes;
     }
 
     @Test

@@ -24,6 +24,7 @@ import java.util.List;
  * @param records records in the batch
  * @param deadLettered records sent to the dead-letter queue
  * @param absorbed duplicates the sinks recognised
+ * @param millisBehindLatest what a KCL worker reported ({@code MillisBehindLatest}); -1 from Lambda
  */
 public record EmfBatch(
         long timestampMillis,
@@ -33,9 +34,32 @@ public record EmfBatch(
         String failedFromSequenceNumber,
         long records,
         long deadLettered,
-        long absorbed) {
+        long absorbed,
+        long millisBehindLatest) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** A batch a function reported (no {@code MillisBehindLatest}). */
+    public EmfBatch(
+            long timestampMillis,
+            String shardId,
+            String firstSequenceNumber,
+            String lastSequenceNumber,
+            String failedFromSequenceNumber,
+            long records,
+            long deadLettered,
+            long absorbed) {
+        this(
+                timestampMillis,
+                shardId,
+                firstSequenceNumber,
+                lastSequenceNumber,
+                failedFromSequenceNumber,
+                records,
+                deadLettered,
+                absorbed,
+                -1);
+    }
 
     /** Parses one EMF line, or {@code null} when it is another pipeline's or stage's. */
     public static EmfBatch parse(String line, String pipeline, String stage) {
@@ -59,7 +83,10 @@ public record EmfBatch(
                             : null,
                     d.path(EmfMetrics.RECORDS).asLong(),
                     d.path(EmfMetrics.DEAD_LETTERED).asLong(),
-                    d.path(EmfMetrics.ABSORBED_DUPLICATES).asLong());
+                    d.path(EmfMetrics.ABSORBED_DUPLICATES).asLong(),
+                    d.has(EmfMetrics.MILLIS_BEHIND_LATEST)
+                            ? d.get(EmfMetrics.MILLIS_BEHIND_LATEST).asLong()
+                            : -1);
         } catch (IOException e) {
             return null; // a line cut short by a crash: not a batch
         }

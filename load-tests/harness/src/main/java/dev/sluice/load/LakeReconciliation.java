@@ -131,7 +131,7 @@ final class LakeReconciliation {
                 if (e.event().valid()) {
                     records.add(new InboundRecord(
                             definition.stage(stage).input(),
-                            Position.of(e.shardId(), e.sequenceNumber()),
+                            new Position(e.shardId(), e.sequenceNumber(), e.subSequence()),
                             e.event().partitionKey(),
                             e.event().data(),
                             now));

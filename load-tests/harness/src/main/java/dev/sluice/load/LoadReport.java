@@ -35,6 +35,12 @@ public final class LoadReport {
                     + " (load-tests/planner, prices marked unverified are list prices to check). Shard-hours are priced"
                     + " at the run's own rate; Lambda duration uses the planner's assumption per batch; storage,"
                     + " CloudWatch and data transfer are left out. The baselines are priced the same way.",
+            "Throttles: locally the Kinesis gate enforces AWS's per-shard quotas (1,000 records/s and 1 MiB/s"
+                    + " written, 5 GetRecords calls/s and 2 MiB/s read; docs/local-limits.md) and counts every record"
+                    + " and GetRecords call it refuses with ProvisionedThroughputExceededException, per wall-clock"
+                    + " second, drawn at the second of the run that second begins in. The producer re-sends refused"
+                    + " records after a backoff and the event-source mapping reads a throttled shard again after a"
+                    + " pause, so throttles cost latency, not events.",
             "On the local stack every service is an emulator on the same machine (kinesis-mock is single-threaded"
                     + " Node.js), so absolute latencies and rates are the laptop's, not AWS's; request counts per"
                     + " event do not depend on the machine.");
@@ -73,6 +79,28 @@ public final class LoadReport {
                                         .mapToLong(LatencyAccounting.Second::lag)
                                         .max()
                                         .orElse(0)));
+        for (StageFigures f : r.stages()) {
+            LoadResult.Latency l = f.latency();
+            summary.put(
+                    "stage " + f.stage() + " (" + f.consumer() + ", reads " + f.input() + ")",
+                    l == null
+                            ? fmt("%,d records, %,d batches, no latency matched", f.records(), f.batches())
+                            : fmt(
+                                    "%,d records, %,d batches, %,.1f events/s; occurredAt → durable p50 %,d ms · p99"
+                                            + " %,d ms · max %,d ms (%,d unmatched); max lag %,d%s",
+                                    f.records(),
+                                    f.batches(),
+                                    f.eventsPerSecond(),
+                                    l.p50(),
+                                    l.p99(),
+                                    l.max(),
+                                    l.unmatched(),
+                                    f.maxLag(),
+                                    f.maxMillisBehindLatest() < 0
+                                            ? ""
+                                            : fmt("; MillisBehindLatest max %,d", f.maxMillisBehindLatest())));
+        }
+        summary.put("AWS limits (Kinesis)", limits(r.limits()));
         summary.put("invocations", fmt("%,d", r.invocations()));
         summary.put("dead-lettered (reported)", fmt("%,d", r.deadLetteredReported()));
         if (r.reconciliation() != null) {
@@ -151,6 +179,9 @@ public final class LoadReport {
                                 withLatency.stream()
                                         .map(LatencyAccounting.Second::maxMs)
                                         .toList()))));
+        if (r.limits() != null && r.limits().enforced()) {
+            charts.add(throttles(r.limits()));
+        }
         charts.add(distribution(histogram));
         charts.add(requestsChart(r));
         charts.add(Chart.bars(
@@ -219,6 +250,44 @@ public final class LoadReport {
                 tables,
                 NOTES,
                 r);
+    }
+
+    private static String limits(LoadResult.Limits limits) {
+        if (limits == null) {
+            return "not recorded";
+        }
+        return switch (limits.mode()) {
+            case "enforced" ->
+                fmt(
+                        "enforced: %,d records and %,d GetRecords calls throttled"
+                                + " (ProvisionedThroughputExceededException)",
+                        limits.throttledRecords(), limits.throttledReads());
+            case "off" -> "off (--limits off or SLUICE_LIMITS=off)";
+            default -> "AWS's own (throttles not counted on a deployed stack)";
+        };
+    }
+
+    /** Kinesis throttles per second of the run, as the local gate refused them. */
+    static Chart throttles(LoadResult.Limits limits) {
+        List<Double> x = limits.seconds().stream().map(s -> (double) s.second()).toList();
+        return Chart.line(
+                "throttles",
+                "Kinesis throttles over time",
+                "seconds since the start",
+                "throttled per second",
+                List.of(
+                        new Chart.Series(
+                                "records refused (PutRecord/PutRecords entries)",
+                                x,
+                                limits.seconds().stream()
+                                        .map(s -> (double) s.records())
+                                        .toList()),
+                        new Chart.Series(
+                                "GetRecords calls refused",
+                                x,
+                                limits.seconds().stream()
+                                        .map(s -> (double) s.reads())
+                                        .toList())));
     }
 
     /** Records per latency bucket: about 40 buckets from 0 to the maximum. */

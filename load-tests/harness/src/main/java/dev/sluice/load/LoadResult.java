@@ -27,6 +27,9 @@ import java.util.List;
  * @param requests SDK requests counted during the run, by role, service, operation and resource
  * @param costs cost per million events: Sluice as measured and the baselines
  * @param day whether the rate followed the daily curve, one day compressed into the run
+ * @param stages every stage measured, the one fed by the produced stream first, then the KCL
+ *     stages further down (empty on AWS)
+ * @param limits AWS's limits on the local stack during the run: what the Kinesis gate throttled
  */
 public record LoadResult(
         String pipeline,
@@ -48,7 +51,33 @@ public record LoadResult(
         boolean reconciled,
         List<Request> requests,
         List<CostModel.Breakdown> costs,
-        boolean day) {
+        boolean day,
+        List<StageFigures> stages,
+        Limits limits) {
+
+    /**
+     * What AWS's Kinesis limits did to a run ({@code docs/local-limits.md}).
+     *
+     * @param mode {@code enforced} (the local gate meters every shard), {@code off} ({@code --limits
+     *     off}) or {@code aws} (a deployed stack: AWS enforces them, the harness does not count them)
+     * @param throttledRecords PutRecord and PutRecords entries refused with {@code
+     *     ProvisionedThroughputExceededException}
+     * @param throttledReads GetRecords calls refused the same way
+     * @param seconds throttles per second since the start, every second of the run (empty unless
+     *     enforced)
+     */
+    public record Limits(String mode, long throttledRecords, long throttledReads, List<ThrottleSecond> seconds) {
+        public Limits {
+            seconds = List.copyOf(seconds);
+        }
+
+        public boolean enforced() {
+            return mode.equals("enforced");
+        }
+    }
+
+    /** The throttles of one second of the run (seconds since its start). */
+    public record ThrottleSecond(int second, long records, long reads) {}
 
     /**
      * Latency from occurredAt to the sink write, over every matched record, in milliseconds.
@@ -57,7 +86,25 @@ public record LoadResult(
      * @param unmatched records no completed batch reported
      */
     public record Latency(
-            long matched, long unmatched, double mean, long p50, long p95, long p99, long p999, long max) {}
+            long matched, long unmatched, double mean, long p50, long p95, long p99, long p999, long max) {
+
+        /** The latency of an accounting's matched records, or null when none matched. */
+        static Latency of(LatencyAccounting.Result accounting) {
+            if (accounting.matched() == 0) {
+                return null;
+            }
+            org.HdrHistogram.Histogram h = accounting.histogram();
+            return new Latency(
+                    accounting.matched(),
+                    accounting.unmatched(),
+                    h.getMean(),
+                    h.getValueAtPercentile(50),
+                    h.getValueAtPercentile(95),
+                    h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9),
+                    h.getMaxValue());
+        }
+    }
 
     /**
      * Requests of one operation on one resource, and who made them.

@@ -10,6 +10,7 @@ import dev.sluice.core.definition.StepType;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsOptions;
+import dev.sluice.emulators.limits.KinesisLimits;
 import dev.sluice.generators.ClickstreamGenerator;
 import dev.sluice.generators.DailyCurve;
 import dev.sluice.generators.GeneratedEvent;
@@ -20,6 +21,7 @@ import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.Report;
 import dev.sluice.report.ReportWriter;
+import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
 import dev.sluice.verify.reconcile.Reconciler;
@@ -87,6 +89,25 @@ public final class LoadRun {
         this.err = err;
     }
 
+    /** Above this rate the producer aggregates unless told otherwise, as producers at scale do (KPL). */
+    public static final double AGGREGATE_ABOVE_RATE = 500;
+
+    private Boolean aggregate;
+
+    /**
+     * Whether the producer packs events into KPL aggregates ({@code --aggregate}); {@code null}: only
+     * above {@link #AGGREGATE_ABOVE_RATE} events a second.
+     */
+    public LoadRun aggregate(Boolean aggregate) {
+        this.aggregate = aggregate;
+        return this;
+    }
+
+    /** Whether this run's producer aggregates. */
+    public boolean aggregates() {
+        return aggregate != null ? aggregate : settings.rate() > AGGREGATE_ABOVE_RATE;
+    }
+
     /**
      * What the run produced: its result, where the report is, and the IAM fields of its RESULT line
      * ({@code iam=enforced access_denied=N}, {@code iam=off}, or {@code iam=aws} on AWS).
@@ -149,7 +170,8 @@ public final class LoadRun {
                                 EnvironmentNames.PIPELINE_FILE,
                                 settings.definition().toAbsolutePath().toString()))
                         .start()) {
-            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws);
+            iamFields = () -> dev.sluice.local.iam.LocalIam.resultFields(aws) + " "
+                    + dev.sluice.local.limits.LocalLimits.resultFields(aws);
             String stream = pipeline.resources().streams().get(stage.input());
             RequestCounts counts = new RequestCounts();
             long startMillis = System.currentTimeMillis();
@@ -164,6 +186,16 @@ public final class LoadRun {
                 drain(pipeline, stageName, ledger, production);
             }
             List<EmfBatch> batches = EmfBatch.read(metrics, 0, definition.pipeline(), stageName);
+            List<StageFigures> stages = new ArrayList<>();
+            stages.add(StageFigures.of(
+                    stageName,
+                    stage.consumer().name().toLowerCase(java.util.Locale.ROOT),
+                    stage.input(),
+                    ledger.size(),
+                    sent,
+                    batches,
+                    startMillis));
+            stages.addAll(downstream(aws, pipeline, definition, stageName, metrics, startMillis));
             Reconciler reconciler = new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs());
             Reconciliation reconciliation;
             if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.TABLE)) {
@@ -191,8 +223,63 @@ public final class LoadRun {
                     startMillis,
                     produceSeconds,
                     reconciliation,
-                    requests);
+                    requests,
+                    stages,
+                    seconds -> limits(aws.kinesisLimits(), startMillis, seconds));
         }
+    }
+
+    /**
+     * The KCL stages that read a stream another stage writes (clickstream's {@code page-counts}):
+     * waits until their workers have checkpointed everything that stream holds, then matches their
+     * EMF batches to its records, read back from the start (each carries its event's {@code
+     * occurredAt}).
+     */
+    private List<StageFigures> downstream(
+            LocalAws aws,
+            LocalPipeline pipeline,
+            PipelineDefinition definition,
+            String first,
+            Path metrics,
+            long startMillis) {
+        List<StageFigures> figures = new ArrayList<>();
+        Map<String, String> skipped = pipeline.notRunLocally();
+        for (var e : definition.stages().entrySet()) {
+            String name = e.getKey();
+            StageDefinition stage = e.getValue();
+            if (name.equals(first)
+                    || stage.consumer() != dev.sluice.core.definition.ConsumerType.KCL
+                    || skipped.containsKey(name)) {
+                continue;
+            }
+            String input = pipeline.resources().streams().get(stage.input());
+            List<StageFigures.StreamRecord> records = StreamReader.readAll(aws.kinesis(), input);
+            Map<String, String> last = new HashMap<>();
+            for (StageFigures.StreamRecord r : records) {
+                last.merge(
+                        r.shardId(),
+                        r.sequenceNumber(),
+                        (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
+            }
+            err.printf(
+                    java.util.Locale.ROOT,
+                    "waiting for stage '%s' (KCL) to checkpoint %,d records of %s%n",
+                    name,
+                    records.size(),
+                    stage.input());
+            if (!last.isEmpty()) {
+                pipeline.kclWorkers(name).awaitCheckpointed(last, Duration.ofSeconds(90));
+            }
+            figures.add(StageFigures.of(
+                    name,
+                    "kcl",
+                    stage.input(),
+                    records.size(),
+                    StageFigures.sentFrom(records),
+                    EmfBatch.read(metrics, 0, definition.pipeline(), name),
+                    startMillis));
+        }
+        return figures;
     }
 
     private LoadResult runOnAws(
@@ -219,7 +306,9 @@ public final class LoadRun {
                     startMillis,
                     production.seconds,
                     null,
-                    requests);
+                    requests,
+                    List.of(),
+                    seconds -> new LoadResult.Limits("aws", 0, 0, List.of()));
         }
     }
 
@@ -237,6 +326,7 @@ public final class LoadRun {
             LongSupplier done) {
         Production production = new Production();
         Producer producer = new Producer(kinesis, stream);
+        AggregatingProducer aggregating = aggregates() ? new AggregatingProducer(kinesis, stream) : null;
         LoadProgress progress = new LoadProgress(err);
         long durationNanos = settings.duration().toNanos();
         long start = System.nanoTime();
@@ -283,7 +373,8 @@ public final class LoadRun {
                 if (due > MAX_PER_TICK) {
                     generated += due - MAX_PER_TICK; // fell behind: skip, don't burst (the rate achieved shows it)
                 }
-                List<LedgerEntry> placed = producer.send(batch, x -> {});
+                List<LedgerEntry> placed =
+                        aggregating != null ? aggregating.send(batch, x -> {}) : producer.send(batch, x -> {});
                 long ackedAt = System.currentTimeMillis();
                 for (LedgerEntry entry : placed) {
                     production.sent.add(new LatencyAccounting.Sent(
@@ -350,7 +441,9 @@ public final class LoadRun {
             long startMillis,
             double produceSeconds,
             Reconciliation reconciliation,
-            List<LoadResult.Request> requests) {
+            List<LoadResult.Request> requests,
+            List<StageFigures> stages,
+            java.util.function.IntFunction<LoadResult.Limits> limits) {
         LatencyAccounting.Result accounting = LatencyAccounting.account(sent, batches, startMillis);
         histogram = accounting.histogram();
         long events = ledger.size();
@@ -369,18 +462,7 @@ public final class LoadRun {
                 .min()
                 .orElse(startMillis);
         double endToEnd = Math.max(1e-3, (Math.max(lastWrite, lastAck) - firstSend) / 1000.0);
-        Histogram h = accounting.histogram();
-        LoadResult.Latency latency = accounting.matched() == 0
-                ? null
-                : new LoadResult.Latency(
-                        accounting.matched(),
-                        accounting.unmatched(),
-                        h.getMean(),
-                        h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(95),
-                        h.getValueAtPercentile(99),
-                        h.getValueAtPercentile(99.9),
-                        h.getMaxValue());
+        LoadResult.Latency latency = LoadResult.Latency.of(accounting);
         StageDefinition stage = definition.stage(stageName);
         int memory = stage.function() == null || stage.function().memoryMb() == null
                 ? FunctionDefinition.DEFAULT_MEMORY_MB
@@ -440,7 +522,47 @@ public final class LoadRun {
                 reconciliation != null && reconciliation.reconciled(),
                 requests,
                 costs,
-                settings.day());
+                settings.day(),
+                stages,
+                limits.apply(accounting.seconds().size()));
+    }
+
+    /**
+     * What the Kinesis gate throttled from the run's start on, per second since the start: every
+     * second of the run ({@code runSeconds}, more if throttles came later), a throttle counted in the
+     * second of the run its wall-clock second begins in ({@link LatencyAccounting}'s seconds, within
+     * one second). {@code off} without a gate that enforces the limits.
+     */
+    static LoadResult.Limits limits(java.util.Optional<KinesisLimits> gate, long startMillis, int runSeconds) {
+        if (gate.isEmpty()) {
+            return new LoadResult.Limits("off", 0, 0, List.of());
+        }
+        Map<Integer, KinesisLimits.Throttles> bySecond = new HashMap<>();
+        for (Map.Entry<Long, KinesisLimits.Throttles> e :
+                gate.get().throttlesPerSecond().entrySet()) {
+            long at = e.getKey() * 1000;
+            if (at + 1000 <= startMillis) {
+                continue; // before the run: provisioning and starting the pipeline
+            }
+            int second = (int) Math.max(0, (at - startMillis) / 1000);
+            bySecond.merge(
+                    second,
+                    e.getValue(),
+                    (a, b) -> new KinesisLimits.Throttles(a.records() + b.records(), a.reads() + b.reads()));
+        }
+        int last = Math.max(
+                runSeconds - 1,
+                bySecond.keySet().stream().mapToInt(i -> i).max().orElse(-1));
+        List<LoadResult.ThrottleSecond> seconds = new ArrayList<>();
+        long records = 0;
+        long reads = 0;
+        for (int s = 0; s <= last; s++) {
+            KinesisLimits.Throttles t = bySecond.getOrDefault(s, new KinesisLimits.Throttles(0, 0));
+            seconds.add(new LoadResult.ThrottleSecond(s, t.records(), t.reads()));
+            records += t.records();
+            reads += t.reads();
+        }
+        return new LoadResult.Limits("enforced", records, reads, seconds);
     }
 
     /**

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.emulators.limits.KinesisLimits;
+import dev.sluice.emulators.limits.ShardMap;
 import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.ReportWriter;
 import dev.sluice.verify.reconcile.Reconciliation;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -71,7 +74,55 @@ class LoadReportTest {
                 true,
                 requests,
                 costs,
-                false);
+                false,
+                List.of(),
+                new LoadResult.Limits(
+                        "enforced",
+                        500,
+                        3,
+                        List.of(
+                                new LoadResult.ThrottleSecond(0, 0, 0),
+                                new LoadResult.ThrottleSecond(1, 500, 1),
+                                new LoadResult.ThrottleSecond(2, 0, 2))));
+    }
+
+    /** A gate's quotas on a clock the test moves: one shard covering every hash key. */
+    private static KinesisLimits gateOnClock(Instant[] now) {
+        ShardMap oneShard = new ShardMap(List.of(new ShardMap.Range(
+                "shardId-000000000000", BigInteger.ZERO, BigInteger.TWO.pow(128).subtract(BigInteger.ONE))));
+        return new KinesisLimits(() -> now[0], stream -> oneShard, "000000000000");
+    }
+
+    @Test
+    void theGatesThrottlesAreCountedPerSecondOfTheRunFromItsStart() {
+        Instant[] now = {Instant.parse("2026-12-01T10:00:00Z")};
+        KinesisLimits gate = gateOnClock(now);
+        for (int i = 0; i < 1_002; i++) {
+            gate.write("s", "k", null, 10); // before the run: 2 throttled while provisioning
+        }
+        long startMillis = Instant.parse("2026-12-01T10:00:05.400Z").toEpochMilli();
+        now[0] = Instant.parse("2026-12-01T10:00:06Z"); // the run's second 0 (it began 0.6 s before)
+        for (int i = 0; i < 1_003; i++) {
+            gate.write("s", "k", null, 10);
+        }
+        now[0] = Instant.parse("2026-12-01T10:00:08Z"); // second 2
+        for (int i = 0; i < 6; i++) {
+            gate.read("s", "shardId-000000000000");
+        }
+
+        LoadResult.Limits limits = LoadRun.limits(java.util.Optional.of(gate), startMillis, 4);
+
+        assertThat(limits.mode()).isEqualTo("enforced");
+        assertThat(limits.seconds())
+                .containsExactly(
+                        new LoadResult.ThrottleSecond(0, 3, 0),
+                        new LoadResult.ThrottleSecond(1, 0, 0),
+                        new LoadResult.ThrottleSecond(2, 0, 1),
+                        new LoadResult.ThrottleSecond(3, 0, 0));
+        assertThat(limits.throttledRecords()).isEqualTo(3);
+        assertThat(limits.throttledReads()).isEqualTo(1);
+        assertThat(LoadRun.limits(java.util.Optional.empty(), startMillis, 4))
+                .isEqualTo(new LoadResult.Limits("off", 0, 0, List.of()));
     }
 
     @Test
@@ -100,11 +151,14 @@ class LoadReportTest {
         assertThat(json.at("/data/seconds/1/lag").asLong()).isEqualTo(250);
         assertThat(json.at("/data/costs/0/design").asText()).isEqualTo("Sluice (measured)");
         assertThat(json.at("/data/requests/0/role").asText()).isEqualTo("producer");
+        assertThat(json.at("/data/limits/seconds/1/records").asLong()).isEqualTo(500);
         assertThat(json.at("/charts").findValuesAsText("id"))
-                .containsExactly("throughput", "latency-over-time", "latency-distribution", "requests", "cost");
+                .containsExactly(
+                        "throughput", "latency-over-time", "throttles", "latency-distribution", "requests", "cost");
 
         String html = Files.readString(dir.resolve("report.html"));
-        for (String id : List.of("throughput", "latency-over-time", "latency-distribution", "requests", "cost")) {
+        for (String id :
+                List.of("throughput", "latency-over-time", "throttles", "latency-distribution", "requests", "cost")) {
             assertThat(html).contains("<svg id='" + id + "'");
         }
         assertThat(html)
@@ -114,5 +168,8 @@ class LoadReportTest {
         assertThat(html).contains("<title>measured: 1000</title>"); // function · DynamoDb per 1,000 events
         assertThat(html).contains("Sluice (measured)").contains("Amazon Data Firehose to S3");
         assertThat(html).contains("p50 1,000 ms · p95 1,500 ms · p99 1,600 ms · max 1,700 ms");
+        assertThat(html)
+                .contains("data-series='GetRecords calls refused'")
+                .contains("enforced: 500 records and 3 GetRecords calls throttled");
     }
 }

@@ -10,6 +10,7 @@ import dev.sluice.local.LocalPipeline;
 import dev.sluice.local.esm.LocalEventSourceMapping;
 import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.reconcile.AggregateCheck;
+import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.ClickstreamDemo;
 import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
@@ -43,12 +44,18 @@ final class DemoCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  demo [--events N] [--seed S]   run payments end to end on local AWS and reconcile (default 10,000 events)");
+                "  demo [--events N] [--seed S] [--aggregate]   run payments end to end on local AWS and reconcile"
+                        + " (default 10,000 events; --aggregate: the producer packs them into KPL aggregates)");
     }
 
     @Override
     public Set<String> options() {
         return Set.of("events", "seed");
+    }
+
+    @Override
+    public Set<String> flags() {
+        return Set.of("aggregate");
     }
 
     /** One line: the template a pipeline was provisioned from and what it gave locally. */
@@ -103,12 +110,26 @@ final class DemoCommand implements Command {
                     generated.add(generator.next());
                 }
                 Progress producing = new Progress(context.out(), "producing", events);
-                List<LedgerEntry> ledger =
-                        new Producer(pipeline.producerKinesis(), stream).send(generated, producing::update);
+                boolean aggregate = "true".equals(args.get("aggregate"));
+                AggregatingProducer aggregating =
+                        aggregate ? new AggregatingProducer(pipeline.producerKinesis(), stream) : null;
+                List<LedgerEntry> ledger = aggregate
+                        ? aggregating.send(generated, producing::update)
+                        : new Producer(pipeline.producerKinesis(), stream).send(generated, producing::update);
                 producing.finish(ledger.size());
+                // the event-source mapping counts Kinesis records: an aggregate is one
+                long kinesisRecords = aggregate ? aggregating.kinesisRecords() : ledger.size();
+                if (aggregate) {
+                    context.out()
+                            .printf(
+                                    Locale.ROOT,
+                                    "aggregated: %,d user records in %,d KPL aggregates%n",
+                                    ledger.size(),
+                                    kinesisRecords);
+                }
 
-                Progress consuming = new Progress(context.out(), "consuming", events);
-                pipeline.awaitAcknowledged(ledger.size(), Duration.ofMinutes(2), consuming::update);
+                Progress consuming = new Progress(context.out(), "consuming", kinesisRecords);
+                pipeline.awaitAcknowledged(kinesisRecords, Duration.ofMinutes(2), consuming::update);
                 consuming.finish(pipeline.acknowledged());
 
                 Reconciliation result = reconcile(aws, pipeline, stage, ledger);
@@ -133,7 +154,8 @@ final class DemoCommand implements Command {
                                 clicks.lost(),
                                 clicks.duplicates(),
                                 seconds,
-                                LocalIam.resultFields(aws));
+                                LocalIam.resultFields(aws) + " "
+                                        + dev.sluice.local.limits.LocalLimits.resultFields(aws));
                 return result.reconciled() && clicks.reconciled() ? 0 : 1;
             }
         }

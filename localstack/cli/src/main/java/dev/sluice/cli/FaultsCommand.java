@@ -6,6 +6,7 @@ import dev.sluice.emulators.LocalAwsOptions;
 import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.faults.FaultScenario;
 import dev.sluice.verify.faults.FaultSuite;
+import dev.sluice.verify.faults.HopFaultSuite;
 import dev.sluice.verify.faults.KclClusterFaults;
 import dev.sluice.verify.faults.KclFaultSuite;
 import java.nio.file.Path;
@@ -34,13 +35,19 @@ final class FaultsCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  faults [--scenario NAME] [--events N]",
+                "  faults [--scenario NAME] [--events N] [--aggregate]",
                 "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
     }
 
     @Override
     public Set<String> options() {
         return Set.of("scenario", "events");
+    }
+
+    /** {@code --aggregate}: every payments scenario's producer packs its events into KPL aggregates. */
+    @Override
+    public Set<String> flags() {
+        return Set.of("aggregate");
     }
 
     @Override
@@ -54,13 +61,17 @@ final class FaultsCommand implements Command {
         List<String> kclChosen = only == null
                 ? KclFaultSuite.scenarios()
                 : KclFaultSuite.scenarios().stream().filter(only::equals).toList();
+        List<String> hopChosen = only == null
+                ? HopFaultSuite.scenarios()
+                : HopFaultSuite.scenarios().stream().filter(only::equals).toList();
         List<String> clusterChosen = only == null
                 ? KclClusterFaults.scenarios()
                 : KclClusterFaults.scenarios().stream().filter(only::equals).toList();
-        if (chosen.isEmpty() && kclChosen.isEmpty() && clusterChosen.isEmpty()) {
+        if (chosen.isEmpty() && kclChosen.isEmpty() && hopChosen.isEmpty() && clusterChosen.isEmpty()) {
             throw new UsageException("unknown scenario '" + only + "' (one of: "
                     + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
                     + String.join(", ", KclFaultSuite.scenarios()) + ", "
+                    + String.join(", ", HopFaultSuite.scenarios()) + ", "
                     + String.join(", ", KclClusterFaults.scenarios()) + ")");
         }
         PipelineDefinition payments = context.loader().load(context.root().resolve("pipelines/payments.yaml"));
@@ -85,7 +96,8 @@ final class FaultsCommand implements Command {
                 .build();
         String iamFields;
         try (LocalAws aws = LocalAws.start(options)) {
-            FaultSuite suite = new FaultSuite(aws, payments, context.root(), work);
+            FaultSuite suite = new FaultSuite(aws, payments, context.root(), work)
+                    .aggregating("true".equals(args.get("aggregate")));
             for (FaultScenario scenario : chosen) {
                 context.out().printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
                 FaultSuite.Row row = suite.run(scenario);
@@ -112,6 +124,25 @@ final class FaultsCommand implements Command {
                     printOutcome(row);
                 }
             }
+            HopFaultSuite hopSuite = new HopFaultSuite(
+                    aws, context.loader().load(context.root().resolve("pipelines/clickstream.yaml")), context.root());
+            if (!hopChosen.isEmpty() && !hopSuite.available()) {
+                context.out()
+                        .println(
+                                "  re-key hop scenarios skipped: the KCL app is not built (./mvnw -B package -pl functions/kcl -am)");
+            } else {
+                for (String scenario : hopChosen) {
+                    context.out()
+                            .printf(
+                                    Locale.ROOT,
+                                    "  running %-24s %s …%n",
+                                    scenario,
+                                    HopFaultSuite.description(scenario));
+                    FaultSuite.Row row = hopSuite.run(scenario, Math.min(events, 600));
+                    rows.add(row);
+                    printOutcome(row);
+                }
+            }
             // partitioned and zombie workers, scale out (2 → 6) and in (6 → 2) under load
             KclClusterFaults cluster = new KclClusterFaults(aws, context.root(), 2, 6);
             if (!clusterChosen.isEmpty() && !cluster.available()) {
@@ -134,7 +165,8 @@ final class FaultsCommand implements Command {
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
-            iamFields = LocalIam.resultFields(aws);
+            context.out().println(dev.sluice.local.limits.LocalLimits.summary(aws));
+            iamFields = LocalIam.resultFields(aws) + " " + dev.sluice.local.limits.LocalLimits.resultFields(aws);
         }
         faultTable(rows, takeovers);
         long lost = rows.stream().mapToLong(FaultSuite.Row::lost).sum();

@@ -15,7 +15,7 @@ final class LoadCommand implements Command {
 
     static final Set<String> OPTIONS =
             Set.of("pipeline", "rate", "duration", "seed", "invalid-share", "stream", "reports");
-    static final Set<String> FLAGS = Set.of("aws", "day");
+    static final Set<String> FLAGS = Set.of("aws", "day", "aggregate");
 
     /** The highest --rate: far beyond the local stack, and a sane ceiling for a load test of one stream. */
     static final int MAX_RATE = 1_000_000;
@@ -41,7 +41,7 @@ final class LoadCommand implements Command {
         return String.join(
                 "\n",
                 "  load --pipeline payments|clickstream|FILE [--rate R] [--duration D] [--day] [--aws] [--seed S]",
-                "       [--invalid-share F] [--stream NAME] [--reports DIR]",
+                "       [--invalid-share F] [--stream NAME] [--reports DIR] [--aggregate[=true|false]]",
                 "                                 steady-rate load, latency, requests and cost per million events; writes",
                 "                                 load-tests/reports/<time>/report.html and report.json (default 100/s, 30 s)");
     }
@@ -109,10 +109,26 @@ final class LoadCommand implements Command {
                 Boolean.parseBoolean(args.get("day", "false")));
     }
 
+    /**
+     * {@code --aggregate} (or {@code =true}): the producer packs events into KPL aggregates; {@code
+     * =false}: it never does; absent: it does above {@link LoadRun#AGGREGATE_ABOVE_RATE} events a second.
+     */
+    static Boolean aggregate(Arguments args) {
+        String value = args.get("aggregate");
+        if (value == null) {
+            return null;
+        }
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new UsageException("option --aggregate takes true or false, got '" + value + "'");
+        }
+        return Boolean.valueOf(value);
+    }
+
     @Override
     public int run(Arguments args) {
         LoadSettings settings = settings(args);
-        LoadRun.Outcome outcome = new LoadRun(root, settings, out, err).run();
+        LoadRun.Outcome outcome =
+                new LoadRun(root, settings, out, err).aggregate(aggregate(args)).run();
         LoadResult r = outcome.result();
         summary(r);
         out.println("report: " + outcome.reportDirectory().resolve("report.html"));
@@ -120,7 +136,7 @@ final class LoadCommand implements Command {
         out.printf(
                 Locale.ROOT,
                 "RESULT events=%d seconds=%.1f events_per_s=%.1f p50_ms=%s p99_ms=%s max_ms=%s lost=%s duplicates=%s"
-                        + " %s%n",
+                        + "%s %s%n",
                 r.events(),
                 r.endToEndSeconds(),
                 r.eventsPerSecond(),
@@ -133,8 +149,34 @@ final class LoadCommand implements Command {
                 r.reconciliation() == null
                         ? "na"
                         : Long.toString(r.reconciliation().duplicates()),
+                stageFields(r),
                 outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
+    }
+
+    /**
+     * Per stage: {@code <stage>_events_per_s= <stage>_p50_ms= <stage>_p99_ms=} (dashes as
+     * underscores), when the run measured more than one stage.
+     */
+    static String stageFields(LoadResult r) {
+        if (r.stages() == null || r.stages().size() < 2) {
+            return "";
+        }
+        StringBuilder fields = new StringBuilder();
+        for (dev.sluice.load.StageFigures f : r.stages()) {
+            String key = f.stage().replace('-', '_');
+            LoadResult.Latency l = f.latency();
+            fields.append(String.format(
+                    Locale.ROOT,
+                    " %s_events_per_s=%.1f %s_p50_ms=%s %s_p99_ms=%s",
+                    key,
+                    f.eventsPerSecond(),
+                    key,
+                    l == null ? "na" : Long.toString(l.p50()),
+                    key,
+                    l == null ? "na" : Long.toString(l.p99())));
+        }
+        return fields.toString();
     }
 
     private void summary(LoadResult r) {

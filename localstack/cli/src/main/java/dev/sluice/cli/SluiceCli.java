@@ -27,7 +27,9 @@ public final class SluiceCli {
                 new LoadCommand(context),
                 new UpCommand(context),
                 new InvokeCommand(context),
-                new PlanCommand(context))) {
+                new SmokeCommand(context),
+                new PlanCommand(context),
+                new ColdStartCommand(context))) {
             commands.put(command.name(), command);
         }
     }
@@ -49,38 +51,40 @@ public final class SluiceCli {
     String usage() {
         return "usage: ./sluice <command> [options]\n"
                 + commands.values().stream().map(Command::usage).collect(Collectors.joining("\n"))
-                + "\n  ./sluice --iam off <command> (or SLUICE_IAM=off): the local stack does not enforce IAM (default: on)";
+                + "\n  ./sluice --iam off <command> (or SLUICE_IAM=off): the local stack does not enforce IAM (default: on)"
+                + "\n  ./sluice --limits off <command> (or SLUICE_LIMITS=off): the local stack does not enforce AWS's"
+                + " Kinesis per-shard limits (default: on)";
     }
 
     /** The commands that run the local stack (and say so when IAM is off). */
     private static final java.util.Set<String> LOCAL_STACK_COMMANDS =
-            java.util.Set.of("demo", "faults", "load", "up", "invoke");
+            java.util.Set.of("demo", "faults", "load", "up", "invoke", "smoke", "bench");
 
     /**
-     * Takes a leading {@code --iam on|off} (or {@code --iam=off}) off the arguments and applies it
-     * to the local stacks this JVM starts.
+     * Takes a leading {@code --NAME on|off} (or {@code --NAME=off}) off the arguments and applies it
+     * to the local stacks this JVM starts, through the system property.
      */
-    private static List<String> iamSwitch(List<String> args) {
+    private static List<String> onOffSwitch(List<String> args, String name, String property) {
         List<String> rest = new java.util.ArrayList<>(args);
         for (int i = 0; i < rest.size(); i++) {
             String arg = rest.get(i);
             String value = null;
-            if (arg.equals("--iam")) {
+            if (arg.equals(name)) {
                 if (i + 1 >= rest.size()) {
-                    throw new UsageException("--iam needs on or off");
+                    throw new UsageException(name + " needs on or off");
                 }
                 value = rest.remove(i + 1);
                 rest.remove(i);
-            } else if (arg.startsWith("--iam=")) {
-                value = arg.substring("--iam=".length());
+            } else if (arg.startsWith(name + "=")) {
+                value = arg.substring(name.length() + 1);
                 rest.remove(i);
             } else {
                 continue;
             }
             if (!value.equals("on") && !value.equals("off")) {
-                throw new UsageException("--iam takes on or off, not '" + value + "'");
+                throw new UsageException(name + " takes on or off, not '" + value + "'");
             }
-            System.setProperty(dev.sluice.emulators.LocalAwsOptions.IAM_PROPERTY, value);
+            System.setProperty(property, value);
             break;
         }
         return rest;
@@ -88,7 +92,8 @@ public final class SluiceCli {
 
     int run(List<String> args) {
         try {
-            args = iamSwitch(args);
+            args = onOffSwitch(args, "--iam", dev.sluice.emulators.LocalAwsOptions.IAM_PROPERTY);
+            args = onOffSwitch(args, "--limits", dev.sluice.emulators.LocalAwsOptions.LIMITS_PROPERTY);
             if (args.isEmpty()) {
                 throw new UsageException("no command given");
             }
@@ -97,6 +102,12 @@ public final class SluiceCli {
                 context.out()
                         .println("IAM enforcement is OFF (--iam off or SLUICE_IAM=off): the local stack allows every"
                                 + " call of every principal");
+            }
+            if (LOCAL_STACK_COMMANDS.contains(name)
+                    && !dev.sluice.emulators.LocalAwsOptions.limitsEnforcedByDefault()) {
+                context.out()
+                        .println("AWS limits are OFF (--limits off or SLUICE_LIMITS=off): Kinesis takes more than"
+                                + " 1,000 records/s or 1 MiB/s per shard, which AWS would throttle");
             }
             if (List.of("help", "--help", "-h").contains(name)) {
                 context.out().println(usage());

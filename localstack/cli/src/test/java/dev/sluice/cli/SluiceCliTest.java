@@ -25,6 +25,11 @@ class SluiceCliTest {
             demo --events 5 --events 6      | sluice: option --events given twice
             demo extra                      | sluice: 'demo' takes no argument 'extra'
             invoke                          | sluice: invoke needs --event FILE
+            smoke                           | sluice: smoke needs --pipeline (payments or clickstream)
+            smoke --pipeline orders         | sluice: no pipeline 'orders' in pipelines/
+            smoke --pipeline ../pipelines/payments | sluice: no pipeline '../pipelines/payments' in pipelines/
+            smoke --pipeline payments --events 101 | sluice: option --events must be at most 100, got '101'
+            smoke --pipeline payments --aws yes | sluice: 'smoke' takes no argument 'yes'
             invoke --event /no/such/file    | sluice: no such file: /no/such/file
             plan                            | sluice: plan needs --users (or --example payments, --example clickstream)
             plan --users -5 --events-per-day 3 --record-bytes 1024 --retention-days 30 | sluice: option --users must be a positive whole number, got '-5'

@@ -125,11 +125,43 @@ public final class LocalAws implements AutoCloseable {
     private final Map<Emulator, dev.sluice.emulators.iam.AccessGate> gates =
             Collections.synchronizedMap(new EnumMap<>(Emulator.class));
 
+    /** Set when the stack runs elsewhere ({@link #attach}): its one endpoint, and what to close with it. */
+    private volatile External external;
+
+    /**
+     * AWS that runs elsewhere (LocalStack in a container): one endpoint for every service, its region
+     * and credentials.
+     *
+     * @param endpoint the endpoint of every service ({@code http://host:port})
+     * @param region the region its resources and ARNs are in
+     * @param accessKeyId the access key id the clients sign with
+     * @param secretAccessKey the secret key they sign with
+     */
+    public record Endpoints(URI endpoint, String region, String accessKeyId, String secretAccessKey) {
+        public Endpoints {
+            java.util.Objects.requireNonNull(endpoint, "endpoint");
+            java.util.Objects.requireNonNull(region, "region");
+            java.util.Objects.requireNonNull(accessKeyId, "accessKeyId");
+            java.util.Objects.requireNonNull(secretAccessKey, "secretAccessKey");
+        }
+    }
+
+    private record External(Endpoints endpoints, AutoCloseable owner) {}
+
     private LocalAws(LocalAwsOptions options, Path localstackDirectory, Path logDirectory) {
+        this(options, localstackDirectory, logDirectory, options.region(), ACCESS_KEY_ID, SECRET_ACCESS_KEY);
+    }
+
+    private LocalAws(
+            LocalAwsOptions options,
+            Path localstackDirectory,
+            Path logDirectory,
+            String region,
+            String accessKeyId,
+            String secretAccessKey) {
         this.options = options;
-        this.region = Region.of(options.region());
-        this.credentials =
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY_ID, SECRET_ACCESS_KEY));
+        this.region = Region.of(region);
+        this.credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
         this.localstackDirectory = localstackDirectory;
         this.logDirectory = logDirectory;
         this.runId = ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
@@ -171,33 +203,93 @@ public final class LocalAws implements AutoCloseable {
     }
 
     /**
+     * A stack that runs elsewhere — LocalStack in a container ({@code
+     * dev.sluice.emulators.LocalStackAws}) — behind this same interface: every endpoint is
+     * {@code endpoints.endpoint()}, the clients sign with its credentials in its region, nothing is
+     * started here and IAM is not enforced by access gates (none stand before it). {@link #close()}
+     * closes the clients, then {@code owner} (the container).
+     */
+    public static LocalAws attach(Endpoints endpoints, AutoCloseable owner, LocalAwsOptions options) {
+        LocalAws aws = new LocalAws(
+                options,
+                options.localstackDirectory().orElse(Path.of(".")),
+                options.logDirectory().orElse(Path.of(".")),
+                endpoints.region(),
+                endpoints.accessKeyId(),
+                endpoints.secretAccessKey());
+        aws.external = new External(endpoints, owner);
+        URI endpoint = endpoints.endpoint();
+        aws.kinesis = aws.track(aws.kinesisClient(endpoint));
+        aws.dynamoDb = aws.track(aws.dynamoDbClient(endpoint));
+        aws.s3 = aws.track(aws.s3Client(endpoint));
+        aws.sqs = aws.track(aws.sqsClient(endpoint));
+        Runtime.getRuntime().addShutdownHook(aws.shutdownHook);
+        return aws;
+    }
+
+    /** The endpoint of a stack that runs elsewhere ({@link #attach}), or null. */
+    private URI externalEndpoint() {
+        External e = external;
+        return e == null ? null : e.endpoints().endpoint();
+    }
+
+    /**
      * Spawns the Node emulators first (they take longest), then starts s3proxy and ElasticMQ on two
      * threads while this one builds the Node emulators' clients and polls them.
      */
     private void startAll() {
         if (options.accessGates()) {
-            for (Emulator emulator : Emulator.values()) {
-                gates.put(
-                        emulator,
-                        dev.sluice.emulators.iam.AccessGate.bind(
-                                dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
-                                options.region(),
-                                ACCOUNT_ID,
-                                accessControl));
-            }
+            bindGates(List.of(Emulator.values()), accessControl);
+        }
+        if (!options.accessGates() && options.limits()) {
+            // IAM off, limits on: only Kinesis and SQS sit behind gates, which let every key through
+            dev.sluice.emulators.iam.AccessControl allowAll = new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
+            allowAll.authorizer((key, call) -> dev.sluice.emulators.iam.Decision.ALLOWED);
+            bindGates(List.of(Emulator.KINESIS, Emulator.SQS), allowAll);
         }
         startEmulators();
+        if (!options.accessGates() && options.limits()) {
+            gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
+            gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            enforceLimits();
+        }
         if (options.accessGates()) {
             gates.get(Emulator.KINESIS).backendPort(kinesisMock.port());
             gates.get(Emulator.DYNAMODB).backendPort(dynalite.port());
             gates.get(Emulator.S3).backendPort(s3Proxy.port());
             gates.get(Emulator.SQS).backendPort(elasticMq.port());
+            if (options.limits()) {
+                enforceLimits();
+            }
             // the stack's own clients (the local administrator) go through the gates like every other
             kinesis = track(kinesisClient(kinesisEndpoint()));
             dynamoDb = track(dynamoDbClient(dynamoDbEndpoint()));
             s3 = track(s3Client(s3Endpoint()));
             sqs = track(sqsClient(sqsEndpoint()));
         }
+    }
+
+    private void bindGates(List<Emulator> emulators, dev.sluice.emulators.iam.AccessControl control) {
+        for (Emulator emulator : emulators) {
+            gates.put(
+                    emulator,
+                    dev.sluice.emulators.iam.AccessGate.bind(
+                            dev.sluice.emulators.iam.AwsService.valueOf(emulator.name()),
+                            options.region(),
+                            ACCOUNT_ID,
+                            control));
+        }
+    }
+
+    /**
+     * The Kinesis gate enforces Kinesis's per-shard quotas on the wall clock and its request caps, the
+     * SQS gate each queue's message size limit.
+     */
+    private void enforceLimits() {
+        dev.sluice.emulators.iam.AccessGate kinesisGate = gates.get(Emulator.KINESIS);
+        kinesisGate.limits(new dev.sluice.emulators.limits.KinesisLimits(
+                java.time.InstantSource.system(), stream -> kinesisGate.listShards(stream, ACCESS_KEY_ID), ACCOUNT_ID));
+        gates.get(Emulator.SQS).sqsLimits(new dev.sluice.emulators.limits.SqsLimits());
     }
 
     private <T extends AutoCloseable> T track(T client) {
@@ -558,6 +650,9 @@ public final class LocalAws implements AutoCloseable {
      * IAM is enforced.
      */
     public URI kinesisEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.KINESIS, requireStarted(kinesisMock).port());
     }
 
@@ -566,9 +661,23 @@ public final class LocalAws implements AutoCloseable {
         return endpoint(gate == null ? port : gate.port());
     }
 
+    /**
+     * The Kinesis per-shard quotas the Kinesis gate enforces, if any: on with the access gates unless
+     * {@link LocalAwsOptions#limits()} is off.
+     */
+    public java.util.Optional<dev.sluice.emulators.limits.KinesisLimits> kinesisLimits() {
+        dev.sluice.emulators.iam.AccessGate gate = gates.get(Emulator.KINESIS);
+        return java.util.Optional.ofNullable(gate == null ? null : gate.limits());
+    }
+
+    /** Whether AWS's limits are enforced ({@link #kinesisLimits()}). */
+    public boolean limitsEnforced() {
+        return kinesisLimits().isPresent();
+    }
+
     /** Whether every request passes an access gate that enforces IAM ({@link #accessControl()}). */
     public boolean iamEnforced() {
-        return !gates.isEmpty();
+        return options.accessGates() && !gates.isEmpty();
     }
 
     /**
@@ -585,22 +694,34 @@ public final class LocalAws implements AutoCloseable {
      * SubscribeToShard with the Netty client.
      */
     public URI kinesisTlsEndpoint() {
+        if (external != null) {
+            return externalEndpoint(); // one endpoint for everything
+        }
         requireStarted(kinesisMock);
         return URI.create("https://" + LOOPBACK + ":" + kinesisTlsPort);
     }
 
     /** dynalite's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI dynamoDbEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.DYNAMODB, requireStarted(dynalite).port());
     }
 
     /** s3proxy's endpoint, {@code http://127.0.0.1:<port>}; use path-style addressing. */
     public URI s3Endpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.S3, requireStarted(s3Proxy).port());
     }
 
     /** ElasticMQ's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI sqsEndpoint() {
+        if (external != null) {
+            return externalEndpoint();
+        }
         return gatedEndpoint(Emulator.SQS, requireStarted(elasticMq).port());
     }
 
@@ -671,8 +792,8 @@ public final class LocalAws implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("AWS_REGION", region.id());
         env.put("AWS_DEFAULT_REGION", region.id());
-        env.put("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID);
-        env.put("AWS_SECRET_ACCESS_KEY", SECRET_ACCESS_KEY);
+        env.put("AWS_ACCESS_KEY_ID", credentials.resolveCredentials().accessKeyId());
+        env.put("AWS_SECRET_ACCESS_KEY", credentials.resolveCredentials().secretAccessKey());
         env.put("AWS_ENDPOINT_URL_KINESIS", kinesisEndpoint().toString());
         env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamoDbEndpoint().toString());
         env.put("AWS_ENDPOINT_URL_S3", s3Endpoint().toString());
@@ -828,6 +949,10 @@ public final class LocalAws implements AutoCloseable {
      * @throws LocalAwsException if it does not answer again within the start timeout
      */
     public synchronized long restartKinesis() {
+        if (external != null) {
+            throw new LocalAwsException("cannot restart Kinesis of a stack that runs elsewhere (" + externalEndpoint()
+                    + "): only the local emulators restart");
+        }
         NodeEmulator old = requireStarted(kinesisMock);
         long started = System.nanoTime();
         old.terminate();
@@ -885,6 +1010,9 @@ public final class LocalAws implements AutoCloseable {
         }
         synchronized (gates) {
             gates.values().forEach(LocalAws::closeQuietly);
+        }
+        if (external != null) {
+            closeQuietly(external.owner());
         }
         long embeddedStarted = System.nanoTime();
         closeQuietly(s3Proxy);

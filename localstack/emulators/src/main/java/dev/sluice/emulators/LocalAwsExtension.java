@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }
  * }</pre>
  *
- * <p>The stack starts lazily, once per test JVM, with {@link LocalAwsOptions#defaults()}, and is
+ * <p>The stack starts lazily, once per test JVM, with {@link LocalAwsOptions#defaults()} (or, under
+ * the profile {@code -Psluice-localstack}, as LocalStack in a container: {@link LocalStackAws}), and is
  * kept in the root extension context's store, which closes it when all tests have run. Test classes
  * share it, so they must name their resources with {@link ResourceNames}: each test method gets its
  * own random suffix (the same one for all of that method's parameters and its {@code @BeforeEach}
@@ -40,7 +41,12 @@ public final class LocalAwsExtension implements ParameterResolver {
         return context.getRoot()
                 .getStore(NAMESPACE)
                 .getOrComputeIfAbsent(
-                        LocalAws.class, key -> LocalAws.start(LocalAwsOptions.defaults()), LocalAws.class);
+                        LocalAws.class,
+                        // -Psluice-localstack: LocalStack in a container behind the same interface
+                        key -> LocalStackProfile.selected()
+                                ? LocalStackAws.start()
+                                : LocalAws.start(LocalAwsOptions.defaults()),
+                        LocalAws.class);
     }
 
     @Override

@@ -23,12 +23,19 @@ public final class LocalAwsOptions {
     private final Duration startTimeout;
     private final Duration stopTimeout;
     private final boolean accessGates;
+    private final boolean limits;
 
     /** The environment variable that turns IAM enforcement off ({@code SLUICE_IAM=off}). */
     public static final String IAM_ENV = "SLUICE_IAM";
 
     /** The system property that turns IAM enforcement off ({@code -Dsluice.iam=off}). */
     public static final String IAM_PROPERTY = "sluice.iam";
+
+    /** The environment variable that turns AWS's limits off ({@code SLUICE_LIMITS=off}). */
+    public static final String LIMITS_ENV = "SLUICE_LIMITS";
+
+    /** The system property that turns AWS's limits off ({@code -Dsluice.limits=off}). */
+    public static final String LIMITS_PROPERTY = "sluice.limits";
 
     private LocalAwsOptions(Builder builder) {
         this.region = builder.region;
@@ -40,6 +47,19 @@ public final class LocalAwsOptions {
         this.startTimeout = builder.startTimeout;
         this.stopTimeout = builder.stopTimeout;
         this.accessGates = builder.accessGates;
+        this.limits = builder.limits;
+    }
+
+    /**
+     * Whether AWS's limits (Kinesis per-shard quotas) are enforced by default: yes, unless {@value
+     * #LIMITS_PROPERTY} or {@value #LIMITS_ENV} is {@code off} (or {@code false}).
+     */
+    public static boolean limitsEnforcedByDefault() {
+        String value = System.getProperty(LIMITS_PROPERTY);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(LIMITS_ENV);
+        }
+        return value == null || !(value.equalsIgnoreCase("off") || value.equalsIgnoreCase("false"));
     }
 
     /**
@@ -76,6 +96,7 @@ public final class LocalAwsOptions {
         builder.startTimeout = startTimeout;
         builder.stopTimeout = stopTimeout;
         builder.accessGates = accessGates;
+        builder.limits = limits;
         return builder;
     }
 
@@ -134,12 +155,20 @@ public final class LocalAwsOptions {
         return accessGates;
     }
 
+    /**
+     * Whether the Kinesis gate enforces the per-shard quotas (default {@link
+     * #limitsEnforcedByDefault()}); they are enforced by the access gates, so only with them.
+     */
+    public boolean limits() {
+        return limits;
+    }
+
     @Override
     public String toString() {
         return "LocalAwsOptions[region=" + region + ", localstackDirectory=" + localstackDirectory + ", logDirectory="
                 + logDirectory + ", kinesisDataDirectory=" + kinesisDataDirectory + ", dynamoDbDataDirectory="
                 + dynamoDbDataDirectory + ", nodeExecutable=" + nodeExecutable + ", startTimeout=" + startTimeout
-                + ", stopTimeout=" + stopTimeout + ", accessGates=" + accessGates + "]";
+                + ", stopTimeout=" + stopTimeout + ", accessGates=" + accessGates + ", limits=" + limits + "]";
     }
 
     /** Builds {@link LocalAwsOptions}. */
@@ -154,8 +183,15 @@ public final class LocalAwsOptions {
         private Duration startTimeout = Duration.ofSeconds(60);
         private Duration stopTimeout = Duration.ofSeconds(3);
         private boolean accessGates = iamEnforcedByDefault();
+        private boolean limits = limitsEnforcedByDefault();
 
         private Builder() {}
+
+        /** Enforce AWS's Kinesis per-shard quotas at the gate (default: {@link #limitsEnforcedByDefault()}). */
+        public Builder limits(boolean limits) {
+            this.limits = limits;
+            return this;
+        }
 
         /** Put an access gate in front of each emulator (default: {@link #iamEnforcedByDefault()}). */
         public Builder accessGates(boolean accessGates) {

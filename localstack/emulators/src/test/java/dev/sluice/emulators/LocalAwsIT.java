@@ -80,12 +80,15 @@ class LocalAwsIT {
 
         List<Record> records = new ArrayList<>();
         String[] next = {iterator};
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            var got = kinesis.getRecords(r -> r.shardIterator(next[0]));
-            next[0] = got.nextShardIterator();
-            records.addAll(got.records());
-            return !records.isEmpty();
-        });
+        // 4 reads a second at most: a shard takes 5 GetRecords a second, the local stack as AWS
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    var got = kinesis.getRecords(r -> r.shardIterator(next[0]));
+                    next[0] = got.nextShardIterator();
+                    records.addAll(got.records());
+                    return !records.isEmpty();
+                });
         assertThat(records).hasSize(1);
         Record record = records.get(0);
         assertThat(record.data().asByteArray()).isEqualTo(data);

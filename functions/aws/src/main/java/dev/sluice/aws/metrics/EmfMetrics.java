@@ -109,7 +109,23 @@ public final class EmfMetrics {
      */
     public void kclBatch(
             String shardId, BatchResult result, String workerId, long millisBehindLatest, long leasesHeld) {
-        ObjectNode document = document(shardId, null, null, result);
+        kclBatch(shardId, null, null, result, workerId, millisBehindLatest, leasesHeld);
+    }
+
+    /**
+     * Like {@link #kclBatch(String, BatchResult, String, long, long)}, with the positions the batch
+     * covered, as {@link #batch(String, String, String, BatchResult)} writes them: the load harness
+     * matches each record of a KCL stage to the moment its sinks were durable.
+     */
+    public void kclBatch(
+            String shardId,
+            String firstSequenceNumber,
+            String lastSequenceNumber,
+            BatchResult result,
+            String workerId,
+            long millisBehindLatest,
+            long leasesHeld) {
+        ObjectNode document = document(shardId, firstSequenceNumber, lastSequenceNumber, result);
         ArrayNode metrics = (ArrayNode)
                 document.path("_aws").path("CloudWatchMetrics").path(0).path("Metrics");
         metrics.addObject().put("Name", MILLIS_BEHIND_LATEST).put("Unit", "Milliseconds");

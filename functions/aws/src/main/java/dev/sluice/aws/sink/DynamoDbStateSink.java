@@ -168,25 +168,32 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
                     "event " + event.eventId() + " has no key field " + keyField + " for table " + table, false, null);
         }
         String pos = event.position().sortable();
+        Map<String, AttributeValue> item = new java.util.HashMap<>(Map.of(
+                PARTITION_KEY,
+                AttributeValue.fromS(key.asText()),
+                POSITION,
+                AttributeValue.fromS(pos),
+                "shardId",
+                AttributeValue.fromS(event.position().shardId()),
+                "sequenceNumber",
+                AttributeValue.fromS(event.position().sequenceNumber()),
+                "eventId",
+                AttributeValue.fromS(event.eventId()),
+                "occurredAt",
+                AttributeValue.fromS(event.occurredAt().toString()),
+                "ingestedAt",
+                AttributeValue.fromS(event.event().path("ingestedAt").asText()),
+                "event",
+                AttributeValue.fromS(event.event().toString())));
+        if (event.position().subSequence() != 0) {
+            // a user record of a KPL aggregate (the position above holds it too)
+            item.put(
+                    "subSequenceNumber",
+                    AttributeValue.fromN(Long.toString(event.position().subSequence())));
+        }
         return PutItemRequest.builder()
                 .tableName(table)
-                .item(Map.of(
-                        PARTITION_KEY,
-                        AttributeValue.fromS(key.asText()),
-                        POSITION,
-                        AttributeValue.fromS(pos),
-                        "shardId",
-                        AttributeValue.fromS(event.position().shardId()),
-                        "sequenceNumber",
-                        AttributeValue.fromS(event.position().sequenceNumber()),
-                        "eventId",
-                        AttributeValue.fromS(event.eventId()),
-                        "occurredAt",
-                        AttributeValue.fromS(event.occurredAt().toString()),
-                        "ingestedAt",
-                        AttributeValue.fromS(event.event().path("ingestedAt").asText()),
-                        "event",
-                        AttributeValue.fromS(event.event().toString())))
+                .item(item)
                 .conditionExpression(firstPositionWins ? FIRST_WINS : CONDITION)
                 .expressionAttributeNames(
                         firstPositionWins

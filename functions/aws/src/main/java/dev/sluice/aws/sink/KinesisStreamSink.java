@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.access.Access;
+import dev.sluice.aws.kpl.KplAggregator;
+import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.EventSink;
@@ -24,7 +26,8 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
  * in one shard. At least once by nature: events keep their {@code eventId}, which the next
  * stage's sinks use to absorb duplicates (a {@code deduplicate} table there treats a record put
  * twice here as a re-send), and the position they first entered Sluice at ({@code origin}).
- * PutRecords, 500 at a time; only the entries a partial failure names are sent again.
+ * PutRecords, 500 at a time; only the entries a partial failure names are sent again. With {@code
+ * aggregate: true} the events of a batch are packed into KPL aggregates per partition key first.
  */
 public final class KinesisStreamSink implements EventSink {
 
@@ -42,11 +45,22 @@ public final class KinesisStreamSink implements EventSink {
     private final KinesisClient kinesis;
     private final String stream;
     private final JsonPointer partitionKey;
+    private final KplAggregator aggregator;
 
     public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField) {
+        this(kinesis, stream, partitionKeyField, false);
+    }
+
+    /**
+     * @param aggregate pack the events into KPL aggregates ({@link KplAggregator#DEFAULT_MAX_BYTES}
+     *     each), one partition key per aggregate so that each lands on its key's shard without the
+     *     sink knowing the shards; the next stage de-aggregates them
+     */
+    public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField, boolean aggregate) {
         this.kinesis = kinesis;
         this.stream = stream;
         this.partitionKey = FieldPaths.pointer(partitionKeyField);
+        this.aggregator = aggregate ? KplAggregator.byHashKey(KplAggregator.DEFAULT_MAX_BYTES) : null;
     }
 
     @Override
@@ -72,25 +86,47 @@ public final class KinesisStreamSink implements EventSink {
                         .data(SdkBytes.fromString(withOrigin(event).toString(), StandardCharsets.UTF_8))
                         .build());
             }
-            put(pending);
+            put(aggregator == null ? pending : aggregated(pending));
         }
         return new SinkReport(events.size(), 0);
     }
 
     /**
-     * The event with its {@code origin} — stream, shard and sequence number where it first entered
-     * Sluice — unless an earlier hop set it already.
+     * The event with its {@code origin} — stream, shard, sequence number and (for a user record of a
+     * KPL aggregate) sub-sequence number where it first entered Sluice — unless an earlier hop set it
+     * already.
      */
     static ObjectNode withOrigin(ProcessedEvent event) {
         if (event.event().has(ORIGIN)) {
             return event.event();
         }
         ObjectNode copy = event.event().deepCopy();
-        copy.putObject(ORIGIN)
+        ObjectNode origin = copy.putObject(ORIGIN)
                 .put("stream", event.source().stream())
                 .put("shardId", event.position().shardId())
                 .put("sequenceNumber", event.position().sequenceNumber());
+        if (event.position().subSequence() != 0) {
+            // a user record of a KPL aggregate: the sequence number alone names its aggregate
+            origin.put("subSequenceNumber", event.position().subSequence());
+        }
         return copy;
+    }
+
+    /** The entries packed into KPL aggregates, one partition key each, in order per key. */
+    private List<PutRecordsRequestEntry> aggregated(List<PutRecordsRequestEntry> entries) {
+        List<UserRecord> users = new ArrayList<>(entries.size());
+        for (PutRecordsRequestEntry entry : entries) {
+            users.add(new UserRecord(entry.partitionKey(), entry.data().asByteArray()));
+        }
+        List<PutRecordsRequestEntry> aggregates = new ArrayList<>();
+        for (KplAggregator.Aggregate aggregate : aggregator.aggregate(users)) {
+            aggregates.add(PutRecordsRequestEntry.builder()
+                    .partitionKey(aggregate.partitionKey())
+                    .explicitHashKey(aggregate.explicitHashKey())
+                    .data(SdkBytes.fromByteArray(aggregate.data()))
+                    .build());
+        }
+        return aggregates;
     }
 
     private void put(List<PutRecordsRequestEntry> entries) throws SinkException {

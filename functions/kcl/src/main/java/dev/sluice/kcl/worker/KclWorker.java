@@ -127,8 +127,8 @@ public class KclWorker {
                 .build();
 
         String stream = settings.stream();
-        StageRecordProcessor.BatchListener listener =
-                (shardId, result, behind) -> metrics.kclBatch(shardId, result, workerId, behind, registry.processing());
+        StageRecordProcessor.BatchListener listener = (shardId, first, last, result, behind) ->
+                metrics.kclBatch(shardId, first, last, result, workerId, behind, registry.processing());
         ConfigsBuilder configs = new ConfigsBuilder(
                         new SingleStreamTracker(StreamIdentifier.singleStreamInstance(stream), initialPosition(stage)),
                         settings.application(),

@@ -42,7 +42,17 @@ public final class StageRecordProcessor implements ShardRecordProcessor {
 
     /** What a processed batch reports (metrics). */
     public interface BatchListener {
-        void batch(String shardId, BatchResult result, long millisBehindLatest);
+        /**
+         * @param firstSequenceNumber the first record of the part of the batch just processed
+         * @param lastSequenceNumber its last record (records before {@code result.failedFrom()} are
+         *     durable when the part is incomplete)
+         */
+        void batch(
+                String shardId,
+                String firstSequenceNumber,
+                String lastSequenceNumber,
+                BatchResult result,
+                long millisBehindLatest);
     }
 
     private final String stream;
@@ -110,7 +120,12 @@ public final class StageRecordProcessor implements ShardRecordProcessor {
             MDC.put("sequenceNumber", part.get(0).position().sequenceNumber());
             BatchResult result = processor.process(part);
             registry.processed(shardId, result.complete() ? part.size() : 0, behind);
-            listener.batch(shardId, result, behind);
+            listener.batch(
+                    shardId,
+                    part.get(0).position().sequenceNumber(),
+                    part.get(part.size() - 1).position().sequenceNumber(),
+                    result,
+                    behind);
             LOG.info(
                     "shard={} records={} accepted={} deadLettered={} complete={}",
                     shardId,

@@ -75,6 +75,37 @@ final class DefinitionChecks {
                         "no stream, lake, table or queue named '" + resource + "'");
             }
         });
+        checkHops(d);
+    }
+
+    /**
+     * Refuses a stage behind a re-key hop (its input is another stage's {@code - stream:} sink) that
+     * counts, stores or lands records without a {@code deduplicate} table: the hop is at least once
+     * (a redelivered batch puts its records again, at new positions), and position-keyed sinks would
+     * take such a copy twice. A stage that only forwards to further streams needs none.
+     */
+    private void checkHops(PipelineDefinition d) {
+        Map<String, String> writers = new LinkedHashMap<>();
+        d.stages()
+                .forEach((name, stage) -> stage.sinks().stream()
+                        .filter(s -> s.stream() != null)
+                        .forEach(s -> writers.putIfAbsent(s.stream(), name)));
+        d.stages().forEach((name, stage) -> {
+            String writer = writers.get(stage.input());
+            if (writer == null || stage.deduplicate() != null) {
+                return;
+            }
+            boolean aggregates = stage.steps().stream().anyMatch(s -> s.type() == StepType.AGGREGATE);
+            boolean stores = stage.sinks().stream().anyMatch(s -> s.kind() != SinkDefinition.Kind.STREAM);
+            require(
+                    !aggregates && !stores,
+                    "/stages/" + name + "/input",
+                    "'" + stage.input() + "' is a re-key hop written by stage '" + writer
+                            + "' (at least once: a redelivered batch puts its records again at new positions);"
+                            + " this stage " + (aggregates ? "aggregates" : "stores") + " what it reads and would"
+                            + " take such copies twice: add 'deduplicate: TABLE' naming a table keyed by eventId"
+                            + " that is also one of its '- table:' sinks");
+        });
     }
 
     private void checkStream(String at, String name, StreamDefinition stream) {
@@ -135,6 +166,10 @@ final class DefinitionChecks {
                     sink != null && sink.targets() == 1,
                     sinkAt,
                     "a sink names exactly one target: '- lake: NAME', '- table: NAME' or '- stream: NAME'");
+            require(
+                    sink == null || sink.aggregate() == null || sink.kind() == SinkDefinition.Kind.STREAM,
+                    sinkAt + "/aggregate",
+                    "only a '- stream: NAME' sink can aggregate (it packs Kinesis records into KPL aggregates)");
             switch (sink.kind()) {
                 case LAKE ->
                     require(

@@ -7,8 +7,19 @@ package dev.sluice.core.definition;
  * @param table a DynamoDB serving table
  * @param stream another stream: a re-key hop, each record partitioned by that stream's
  *     {@code partitionKey}
+ * @param aggregate for a stream sink: pack the records into KPL aggregates (off when {@code null})
  */
-public record SinkDefinition(String lake, String table, String stream) {
+public record SinkDefinition(String lake, String table, String stream, Boolean aggregate) {
+
+    /** A sink that does not aggregate. */
+    public SinkDefinition(String lake, String table, String stream) {
+        this(lake, table, stream, null);
+    }
+
+    /** Whether a stream sink packs its records into KPL aggregates. */
+    public boolean aggregates() {
+        return Boolean.TRUE.equals(aggregate);
+    }
 
     /** The kind of target. */
     public enum Kind {

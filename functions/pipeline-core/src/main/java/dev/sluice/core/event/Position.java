@@ -49,6 +49,15 @@ public record Position(String shardId, String sequenceNumber, long subSequence) 
         return s.toString();
     }
 
+    /**
+     * The sequence of this user record as the aggregate windows and sink count it: the sequence
+     * number alone when the sub-sequence is 0 (every record that was not aggregated), else {@code
+     * sequenceNumber.subSequence} (see {@code dev.sluice.core.window.SequenceNumbers}).
+     */
+    public String sequence() {
+        return subSequence == 0 ? sequenceNumber : sequenceNumber + "." + subSequence;
+    }
+
     @Override
     public int compareTo(Position other) {
         return ORDER.compare(this, other);

@@ -4,6 +4,12 @@ package dev.sluice.core.event;
 public enum ReasonCode {
     /** The bytes are not JSON, or not a JSON object. */
     MALFORMED_JSON,
+    /**
+     * The record is a KPL aggregate (it starts with the magic bytes {@code F3 89 9A C2}) that cannot
+     * be de-aggregated: its MD5 digest does not match its protobuf bytes, or they do not decode. The
+     * whole record is dead-lettered, its bytes as read.
+     */
+    MALFORMED_AGGREGATE,
     /** The record is larger than a stage accepts. */
     OVERSIZE,
     /** {@code occurredAt} is absent: every event must be timestamped. */

@@ -1,6 +1,7 @@
 package dev.sluice.core.expr;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.types.CelType;
@@ -80,8 +81,9 @@ public final class EventExpressions {
      */
     public Predicate compile(String source) {
         try {
+            CelAbstractSyntaxTree ast = compiler.compile(source).getAst();
             return new Predicate(
-                    source, runtime.createProgram(compiler.compile(source).getAst()), variables);
+                    source, runtime.createProgram(ast), variables, Comparison.of(ast.getExpr(), variables));
         } catch (CelValidationException e) {
             throw new ExpressionException(describe(e), e);
         } catch (CelEvaluationException e) {

@@ -21,11 +21,27 @@ public final class Predicate {
     private final String source;
     private final CelRuntime.Program program;
     private final Map<String, EventExpressions.Variable> variables;
+    private final Comparison comparison; // null: CEL decides every event
 
-    Predicate(String source, CelRuntime.Program program, Map<String, EventExpressions.Variable> variables) {
+    Predicate(
+            String source,
+            CelRuntime.Program program,
+            Map<String, EventExpressions.Variable> variables,
+            Comparison comparison) {
         this.source = source;
         this.program = program;
         this.variables = variables;
+        this.comparison = comparison;
+    }
+
+    /** The same expression with this shortcut ({@code null}: none), for tests. */
+    Predicate withComparison(Comparison shortcut) {
+        return new Predicate(source, program, variables, shortcut);
+    }
+
+    /** The field-against-literal comparison deciding most events without CEL's interpreter, or {@code null}. */
+    Comparison shortcut() {
+        return comparison;
     }
 
     /** The expression as written. */
@@ -40,6 +56,12 @@ public final class Predicate {
      *     absent, a division by zero...)
      */
     public boolean test(ObjectNode event) {
+        if (comparison != null) {
+            int decided = comparison.test(event);
+            if (decided != Comparison.UNDECIDED) {
+                return decided == 1;
+            }
+        }
         try {
             Object result = program.eval(name -> resolve(event, name));
             return Boolean.TRUE.equals(result);

@@ -70,7 +70,7 @@ final class AggregateStep implements Step {
                 amount,
                 record.arrivedAt(),
                 record.position().shardId(),
-                record.position().sequenceNumber());
+                record.position().sequence());
         return switch (verdict.kind()) {
             case ACCEPTED -> null;
             case LATE -> {

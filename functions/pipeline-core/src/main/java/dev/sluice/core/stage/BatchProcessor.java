@@ -254,7 +254,7 @@ public final class BatchProcessor {
                     bySequence
                             .computeIfAbsent(
                                     event.position().shardId() + "/"
-                                            + event.position().sequenceNumber(),
+                                            + event.position().sequence(),
                                     k -> new ArrayList<>(1))
                             .add(event);
                 }
@@ -269,7 +269,7 @@ public final class BatchProcessor {
                 // not an accepted event (a step after the aggregate dropped it): the record itself
                 for (InboundRecord record : records) {
                     if (record.position().shardId().equals(refusal.shardId())
-                            && record.position().sequenceNumber().equals(refusal.sequenceNumber())) {
+                            && record.position().sequence().equals(refusal.sequenceNumber())) {
                         reject(letters, record.position(), record, detail);
                     }
                 }

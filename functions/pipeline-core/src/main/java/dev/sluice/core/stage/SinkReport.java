@@ -24,7 +24,8 @@ public record SinkReport(int applied, int absorbedDuplicates, List<Rejected> rej
 
     /**
      * A record a target refused, by position: every event of the batch read from this shard at this
-     * sequence number (the records of one aggregated Kinesis record share it and travel together).
+     * sequence ({@link dev.sluice.core.event.Position#sequence()}: the sequence number, and the
+     * sub-sequence of a user record of a KPL-aggregated record).
      *
      * @param reason the target's own message, e.g. DynamoDB's {@code ValidationException} text
      */

@@ -11,6 +11,7 @@ import dev.sluice.core.definition.StepDefinition;
 import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
+import dev.sluice.core.event.KplFormat;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.expr.EventExpressions;
@@ -240,6 +241,10 @@ public final class StageChain {
                     record,
                     ReasonCode.OVERSIZE,
                     record.data().length + " bytes, more than the " + maxRecordBytes + " this stage accepts");
+        }
+        if (KplFormat.hasMagic(record.data())) {
+            // the consumer de-aggregates what it can: an aggregate here is one nobody can read
+            return new DeadLetter(record, ReasonCode.MALFORMED_AGGREGATE, KplFormat.diagnose(record.data()));
         }
         ObjectNode event;
         try {

@@ -8,8 +8,9 @@ import java.util.Objects;
  * What each record contributed to one {@link PartialAggregate}: its sequence number and, when SUM,
  * MIN or MAX is computed, its value. Kept so that a partial can be restricted to the records after
  * a watermark ({@link PartialAggregate#after}) when a redelivered batch straddles what the sink has
- * already counted. Records of one aggregated Kinesis record share a sequence number; they always
- * travel together, so the sequence number is the unit of restriction.
+ * already counted. The user records of one KPL-aggregated Kinesis record share its sequence number
+ * and differ by sub-sequence ({@link SequenceNumbers}): each user record is a unit of restriction,
+ * so a redelivered aggregate of which only some records were counted adds only the others.
  *
  * <p>Immutable once built; {@link TumblingWindows.Batch} hands over its arrays without copying them
  * when the batch finishes. Equality is by content.

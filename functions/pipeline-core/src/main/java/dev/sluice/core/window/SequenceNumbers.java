@@ -2,8 +2,11 @@ package dev.sluice.core.window;
 
 /**
  * Kinesis sequence numbers as strings of up to 129 decimal digits without leading zeros
- * ({@code 0|([1-9]\d{0,128})}). They are compared as numbers without parsing them: a shorter one is
- * smaller, equal lengths compare character by character; this is the order of the zero-padded
+ * ({@code 0|([1-9]\d{0,128})}), optionally followed by {@code .} and the sub-sequence of a user
+ * record taken out of a KPL-aggregated record ({@code 4959...123.7}; sub-sequence 0 is written
+ * without a suffix, so a record that was not aggregated keeps its plain sequence number). They are
+ * compared as numbers without parsing them: a shorter sequence number is smaller, equal lengths
+ * compare character by character, then the sub-sequence; this is the order of the zero-padded
  * fixed-width strings that the sinks store. Never as doubles.
  */
 public final class SequenceNumbers {
@@ -11,26 +14,64 @@ public final class SequenceNumbers {
     /** The longest sequence number the Kinesis API allows. */
     public static final int MAX_DIGITS = 129;
 
+    /** The digits of a sub-sequence in its {@link #fixedWidth} form (at most 99,999). */
+    public static final int SUB_DIGITS = 5;
+
     private SequenceNumbers() {}
 
     /**
-     * Compares two valid sequence numbers numerically.
+     * The sequence of a user record: {@code sequenceNumber} alone when {@code subSequence} is 0,
+     * else {@code sequenceNumber.subSequence}.
+     */
+    public static String of(String sequenceNumber, long subSequence) {
+        return subSequence == 0 ? sequenceNumber : sequenceNumber + "." + subSequence;
+    }
+
+    /**
+     * Compares two valid sequences numerically: sequence number first, then sub-sequence (none is
+     * 0).
      *
      * @return negative, zero or positive as {@code a} is smaller than, equal to or greater than
      *     {@code b}
      */
     public static int compare(String a, String b) {
-        int byLength = Integer.compare(a.length(), b.length());
-        return byLength != 0 ? byLength : a.compareTo(b);
+        int dotA = a.indexOf('.');
+        int dotB = b.indexOf('.');
+        int lengthA = dotA < 0 ? a.length() : dotA;
+        int lengthB = dotB < 0 ? b.length() : dotB;
+        int byLength = Integer.compare(lengthA, lengthB);
+        if (byLength != 0) {
+            return byLength;
+        }
+        int byDigits = a.substring(0, lengthA).compareTo(b.substring(0, lengthB));
+        if (byDigits != 0 || (dotA < 0 && dotB < 0)) {
+            return byDigits;
+        }
+        return Long.compare(
+                dotA < 0 ? 0 : Long.parseLong(a, dotA + 1, a.length(), 10),
+                dotB < 0 ? 0 : Long.parseLong(b, dotB + 1, b.length(), 10));
     }
 
-    /** Whether {@code s} is a sequence number in Kinesis' canonical form. */
+    /**
+     * Whether {@code s} is a sequence number in Kinesis' canonical form, optionally with a canonical
+     * non-zero sub-sequence suffix.
+     */
     public static boolean isValid(String s) {
-        int n = s.length();
-        if (n == 0 || n > MAX_DIGITS || (n > 1 && s.charAt(0) == '0')) {
+        int dot = s.indexOf('.');
+        if (dot < 0) {
+            return canonical(s, 0, s.length(), MAX_DIGITS);
+        }
+        return canonical(s, 0, dot, MAX_DIGITS)
+                && canonical(s, dot + 1, s.length(), SUB_DIGITS)
+                && !(s.length() == dot + 2 && s.charAt(dot + 1) == '0');
+    }
+
+    private static boolean canonical(String s, int from, int to, int maxDigits) {
+        int n = to - from;
+        if (n <= 0 || n > maxDigits || (n > 1 && s.charAt(from) == '0')) {
             return false;
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < to; i++) {
             char c = s.charAt(i);
             if (c < '0' || c > '9') {
                 return false;
@@ -56,29 +97,42 @@ public final class SequenceNumbers {
     }
 
     /**
-     * The sequence number left-padded with zeros to {@link #MAX_DIGITS} digits: fixed-width strings
+     * The sequence number left-padded with zeros to {@link #MAX_DIGITS} digits, then (only when it
+     * has one) {@code .} and the sub-sequence padded to {@link #SUB_DIGITS}: fixed-width strings
      * whose order as strings is the numbers' order, as sinks store them (e.g. a shard's watermark on
-     * an aggregate item).
+     * an aggregate item). A record that was not aggregated keeps the 129-digit form.
      */
     public static String fixedWidth(String sequenceNumber) {
         requireValid(sequenceNumber, "sequenceNumber");
-        StringBuilder s = new StringBuilder(MAX_DIGITS);
-        for (int i = sequenceNumber.length(); i < MAX_DIGITS; i++) {
+        int dot = sequenceNumber.indexOf('.');
+        int digits = dot < 0 ? sequenceNumber.length() : dot;
+        StringBuilder s = new StringBuilder(MAX_DIGITS + 1 + SUB_DIGITS);
+        for (int i = digits; i < MAX_DIGITS; i++) {
             s.append('0');
         }
-        return s.append(sequenceNumber).toString();
+        s.append(sequenceNumber, 0, digits);
+        if (dot >= 0) {
+            s.append('.');
+            for (int i = sequenceNumber.length() - dot - 1; i < SUB_DIGITS; i++) {
+                s.append('0');
+            }
+            s.append(sequenceNumber, dot + 1, sequenceNumber.length());
+        }
+        return s.toString();
     }
 
     /**
-     * The canonical sequence number of a {@link #fixedWidth} string.
+     * The canonical sequence of a {@link #fixedWidth} string.
      *
-     * @throws IllegalArgumentException if {@code fixed} is not {@link #MAX_DIGITS} decimal digits
+     * @throws IllegalArgumentException if {@code fixed} is not {@link #MAX_DIGITS} decimal digits,
+     *     optionally followed by {@code .} and {@link #SUB_DIGITS} digits
      */
     public static String fromFixedWidth(String fixed) {
         if (fixed == null) {
             throw new NullPointerException("fixed-width sequence number");
         }
-        if (fixed.length() != MAX_DIGITS) {
+        boolean sub = fixed.length() == MAX_DIGITS + 1 + SUB_DIGITS && fixed.charAt(MAX_DIGITS) == '.';
+        if (fixed.length() != MAX_DIGITS && !sub) {
             throw new IllegalArgumentException(
                     "not a fixed-width sequence number of " + MAX_DIGITS + " digits: '" + fixed + "'");
         }
@@ -86,6 +140,17 @@ public final class SequenceNumbers {
         while (start < MAX_DIGITS - 1 && fixed.charAt(start) == '0') {
             start++;
         }
-        return requireValid(fixed.substring(start), "fixed-width sequence number");
+        String sequence = fixed.substring(start, MAX_DIGITS);
+        if (sub) {
+            int from = MAX_DIGITS + 1;
+            while (from < fixed.length() - 1 && fixed.charAt(from) == '0') {
+                from++;
+            }
+            String subSequence = fixed.substring(from);
+            if (!subSequence.equals("0")) {
+                sequence = sequence + "." + subSequence;
+            }
+        }
+        return requireValid(sequence, "fixed-width sequence number");
     }
 }

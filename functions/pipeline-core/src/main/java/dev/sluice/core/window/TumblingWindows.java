@@ -337,8 +337,8 @@ public final class TumblingWindows {
          * @param arrivedAt the record's approximate arrival time in the stream; {@code null} to use
          *     the clock
          * @param shardId the record's shard: the same for every record of a batch
-         * @param sequenceNumber the record's sequence number (records of one aggregated Kinesis
-         *     record share it)
+         * @param sequenceNumber the record's sequence ({@link SequenceNumbers}: the sequence number,
+         *     with the sub-sequence of a user record of a KPL-aggregated record)
          * @return {@link Verdict#ACCEPTED}; {@link Verdict.Late} when the event is late;
          *     {@link Verdict.Invalid} when it has no value but SUM, MIN or MAX need one, or its time is
          *     out of range. Late and invalid events are left out of the partials.

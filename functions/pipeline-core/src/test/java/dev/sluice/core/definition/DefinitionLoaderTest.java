@@ -171,6 +171,19 @@ class DefinitionLoaderTest {
     }
 
     @Test
+    void onlyAStreamSinkMayAggregate() {
+        String lakeAggregates =
+                GOOD.replace("      - lake: orders-lake\n", "      - lake: orders-lake\n        aggregate: true\n");
+        assertThat(lakeAggregates).isNotEqualTo(GOOD);
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", lakeAggregates))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessageContaining("stages.land.sinks[0].aggregate")
+                .hasMessageContaining("only a '- stream: NAME' sink can aggregate");
+        assertThat(loader.parse("shop.yaml", GOOD).stage("land").sinks()).noneMatch(SinkDefinition::aggregates);
+    }
+
+    @Test
     void parallelBatchesPerShardAreRefusedOnAStageWritingTheLake() {
         String parallel = GOOD.replace("batchSize: 50", "batchSize: 50\n      parallelizationFactor: 2");
         String parallelWithoutLake = parallel.replace("      - lake: orders-lake\n", "");

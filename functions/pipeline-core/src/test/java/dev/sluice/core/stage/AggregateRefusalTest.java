@@ -94,4 +94,32 @@ class AggregateRefusalTest {
                 .isEqualTo("aggregates:spend: ValidationException: Number overflow. Attempting"
                         + " to store a number with magnitude larger than supported range");
     }
+
+    @Test
+    void aRefusedUserRecordOfAnAggregateIsDeadLetteredAloneNotItsSiblings() throws IOException {
+        MemorySink lake = new MemorySink();
+        MemoryDeadLetters dlq = new MemoryDeadLetters();
+        // the second user record of the aggregate at sequence number 7
+        RefusingAggregates aggregates = new RefusingAggregates(Set.of("7.1"));
+        BatchProcessor processor =
+                new BatchProcessor(StageChainTest.paymentsChain(), Map.of(lake.name(), lake), aggregates, dlq);
+        List<InboundRecord> batch = new ArrayList<>();
+        for (int sub = 0; sub < 3; sub++) {
+            InboundRecord plain = RAW.at("7", Events.fixture("payment-valid.json"));
+            batch.add(new InboundRecord(
+                    plain.stream(),
+                    new dev.sluice.core.event.Position(plain.position().shardId(), "7", sub),
+                    plain.partitionKey(),
+                    plain.data(),
+                    plain.arrivedAt()));
+        }
+
+        BatchResult result = processor.process(batch);
+
+        assertThat(result.complete()).isTrue();
+        assertThat(result.sinks().get("aggregates:spend").applied()).isEqualTo(2);
+        assertThat(dlq.sent())
+                .extracting(d -> d.source().position().subSequence(), DeadLetter::code)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, ReasonCode.SINK_REJECTED));
+    }
 }

@@ -54,6 +54,23 @@ class StageChainTest {
     }
 
     @Test
+    void aKplAggregateThatReachesTheChainIsAMalformedAggregateNotMalformedJson() throws IOException {
+        byte[] protobuf = {0x0a, 0x01, 'k'};
+        byte[] aggregate = new byte[4 + protobuf.length + 16];
+        System.arraycopy(dev.sluice.core.event.KplFormat.magic(), 0, aggregate, 0, 4);
+        System.arraycopy(protobuf, 0, aggregate, 4, protobuf.length);
+        // a wrong digest (zeros)
+        BatchOutcome outcome = chain.process(List.of(RAW.at("1", aggregate)));
+
+        assertThat(outcome.accepted()).isEmpty();
+        assertThat(outcome.deadLetters()).singleElement().satisfies(letter -> {
+            assertThat(letter.code()).isEqualTo(ReasonCode.MALFORMED_AGGREGATE);
+            assertThat(letter.detail()).contains("MD5 digest does not match");
+            assertThat(letter.source().data()).isEqualTo(aggregate);
+        });
+    }
+
+    @Test
     void eachKindOfBadRecordGetsItsReasonCode() throws IOException {
         BatchOutcome outcome = chain.process(List.of(
                 RAW.at("1", Events.fixture("payment-malformed.json")),

@@ -206,6 +206,7 @@ class StepsTest {
         String yaml = pipeline("      - validate\n", "      - stream: by-merchant\n") + """
                   enrich:
                     input: by-merchant
+                    deduplicate: by-id
                     steps:
                       - enrich: {reference: merchant-risk, key: payload.merchant.id, into: merchant}
                       - filter: {when: "merchant.risk != 'high'"}
@@ -272,6 +273,7 @@ class StepsTest {
                 + """
                   enrich:
                     input: by-merchant
+                    deduplicate: by-id
                     steps:
                       - enrich: {reference: merchant-risk, key: payload.merchant.id, into: merchant}
                     sinks:

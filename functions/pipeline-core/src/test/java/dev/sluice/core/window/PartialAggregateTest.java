@@ -156,6 +156,22 @@ class PartialAggregateTest {
     }
 
     @Test
+    void aRedeliveredAggregateOfWhichSomeUserRecordsWereCountedAddsOnlyTheOthers() {
+        // user records 0..3 of the KPL aggregate at sequence number 12; 0 and 1 were counted
+        PartialAggregate partial =
+                withContributions(List.of("12", "12.1", "12.2", "12.3"), List.of("1.00", "2.00", "3.00", "4.00"));
+
+        PartialAggregate rest = partial.after("12.1").orElseThrow();
+
+        assertThat(rest.count()).isEqualTo(2);
+        assertThat(rest.sum()).isEqualByComparingTo("7.00");
+        assertThat(rest.firstSequenceNumber()).isEqualTo("12.2");
+        assertThat(rest.lastSequenceNumber()).isEqualTo("12.3");
+        assertThat(partial.after("12.3")).isEmpty();
+        assertThat(partial.after("11")).containsSame(partial);
+    }
+
+    @Test
     void partialEntirelyAfterTheWatermarkAppliesWhole() {
         PartialAggregate partial = withContributions(List.of("11", "12", "13"), List.of("1.00", "2.00", "3.00"));
 

@@ -81,6 +81,8 @@ public final class AccessGate implements AutoCloseable {
                 }
             });
     private volatile int backendPort = -1;
+    private volatile KinesisLimitGate limits;
+    private volatile SqsLimitGate sqsLimits;
 
     private AccessGate(AwsService service, String region, String account, AccessControl control) throws IOException {
         this.service = service;
@@ -122,6 +124,96 @@ public final class AccessGate implements AutoCloseable {
         this.backendPort = port;
     }
 
+    /**
+     * Enforces Kinesis's per-shard quotas at this (Kinesis) gate, or stops enforcing them (null).
+     *
+     * @throws IllegalStateException if this gate is not Kinesis's
+     */
+    public void limits(dev.sluice.emulators.limits.KinesisLimits limits) {
+        if (service != AwsService.KINESIS) {
+            throw new IllegalStateException("only the Kinesis gate enforces the per-shard quotas");
+        }
+        this.limits = limits == null ? null : new KinesisLimitGate(limits);
+    }
+
+    /**
+     * Enforces SQS's message size limit at this (SQS) gate, or stops enforcing it (null).
+     *
+     * @throws IllegalStateException if this gate is not SQS's
+     */
+    public void sqsLimits(dev.sluice.emulators.limits.SqsLimits limits) {
+        if (service != AwsService.SQS) {
+            throw new IllegalStateException("only the SQS gate enforces the message size limit");
+        }
+        this.sqsLimits = limits == null ? null : new SqsLimitGate(limits);
+    }
+
+    /** The SQS message size limits this gate enforces, or null. */
+    public dev.sluice.emulators.limits.SqsLimits sqsLimits() {
+        SqsLimitGate gate = sqsLimits;
+        return gate == null ? null : gate.limits();
+    }
+
+    /** The Kinesis quotas this gate enforces, or null. */
+    public dev.sluice.emulators.limits.KinesisLimits limits() {
+        KinesisLimitGate gate = limits;
+        return gate == null ? null : gate.limits();
+    }
+
+    /**
+     * The open shards of a stream, as the emulator lists them (ListShards as the stack's
+     * administrator).
+     */
+    public dev.sluice.emulators.limits.ShardMap listShards(String stream, String adminKeyId) {
+        java.util.List<dev.sluice.emulators.limits.ShardMap.Range> open = new java.util.ArrayList<>();
+        String token = null;
+        do {
+            ObjectNode body = RequestMapper.JSON.createObjectNode();
+            if (token == null) {
+                body.put("StreamName", stream);
+            } else {
+                body.put("NextToken", token);
+            }
+            String date = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                    .withZone(java.time.ZoneOffset.UTC)
+                    .format(java.time.Instant.now());
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("Content-Type", "application/x-amz-json-1.1");
+            headers.put("X-Amz-Target", "Kinesis_20131202.ListShards");
+            headers.put("X-Amz-Date", date);
+            headers.put(
+                    "Authorization",
+                    "AWS4-HMAC-SHA256 Credential=" + adminKeyId + "/" + date.substring(0, 8) + "/" + region
+                            + "/kinesis/aws4_request, SignedHeaders=host;x-amz-date, Signature=0");
+            try {
+                HttpResponse<byte[]> response =
+                        send(new GateRequest("POST", "/", null, headers, RequestMapper.JSON.writeValueAsBytes(body)));
+                if (response == null || response.statusCode() != 200) {
+                    return new dev.sluice.emulators.limits.ShardMap(open);
+                }
+                com.fasterxml.jackson.databind.JsonNode answer = RequestMapper.JSON.readTree(response.body());
+                for (com.fasterxml.jackson.databind.JsonNode shard : answer.path("Shards")) {
+                    if (shard.path("SequenceNumberRange").hasNonNull("EndingSequenceNumber")) {
+                        continue; // closed
+                    }
+                    open.add(new dev.sluice.emulators.limits.ShardMap.Range(
+                            shard.path("ShardId").asText(),
+                            new java.math.BigInteger(shard.path("HashKeyRange")
+                                    .path("StartingHashKey")
+                                    .asText()),
+                            new java.math.BigInteger(shard.path("HashKeyRange")
+                                    .path("EndingHashKey")
+                                    .asText())));
+                }
+                token = answer.path("NextToken").asText(null);
+            } catch (IOException e) {
+                LOG.debug("ListShards of {} failed", stream, e);
+                return new dev.sluice.emulators.limits.ShardMap(open);
+            }
+        } while (token != null);
+        return new dev.sluice.emulators.limits.ShardMap(open);
+    }
+
     /** The gate's port on 127.0.0.1. */
     public int port() {
         return server.getAddress().getPort();
@@ -149,7 +241,13 @@ public final class AccessGate implements AutoCloseable {
                 throw new IOException("partitioned: " + service + " " + call.operation() + " dropped unanswered");
             }
             Decision decision = control.authorize(request.accessKeyId(), call);
-            if (decision instanceof Decision.Allowed) {
+            KinesisLimitGate kinesisLimits = this.limits;
+            SqsLimitGate sqsLimitGate = this.sqsLimits;
+            if (decision instanceof Decision.Allowed && kinesisLimits != null) {
+                kinesisLimits.handle(exchange, request, call, this);
+            } else if (decision instanceof Decision.Allowed && sqsLimitGate != null) {
+                sqsLimitGate.handle(exchange, request, call, this);
+            } else if (decision instanceof Decision.Allowed) {
                 forward(exchange, request, call);
             } else {
                 deny(exchange, request, decision);
@@ -162,16 +260,50 @@ public final class AccessGate implements AutoCloseable {
 
     // ---- forwarding ----------------------------------------------------------------------------
 
-    private void forward(HttpExchange exchange, GateRequest request, ServiceCall call) throws IOException {
+    /**
+     * Forwards a request unchanged and replies with the emulator's answer, which it returns (null
+     * when the emulator is not started).
+     */
+    HttpResponse<byte[]> forward(HttpExchange exchange, GateRequest request, ServiceCall call) throws IOException {
+        Map<String, java.util.List<String>> headers = new LinkedHashMap<>();
+        exchange.getRequestHeaders().forEach(headers::put);
+        HttpResponse<byte[]> response = send(request, headers);
+        if (response != null && service == AwsService.KINESIS && response.statusCode() == 200) {
+            rememberIterators(call, request, response.body());
+        }
+        reply(exchange, request, response);
+        return response;
+    }
+
+    /**
+     * Sends a request to the emulator and returns its answer without replying (the iterators it hands
+     * out remembered, as {@link #forward} does); null when the emulator is not started.
+     */
+    HttpResponse<byte[]> exchange(GateRequest request, ServiceCall call) throws IOException {
+        HttpResponse<byte[]> response = send(request);
+        if (response != null && service == AwsService.KINESIS && response.statusCode() == 200) {
+            rememberIterators(call, request, response.body());
+        }
+        return response;
+    }
+
+    /** Sends a request (its headers) to the emulator; null when the emulator is not started. */
+    HttpResponse<byte[]> send(GateRequest request) throws IOException {
+        Map<String, java.util.List<String>> headers = new LinkedHashMap<>();
+        request.headers().forEach((name, value) -> headers.put(name, java.util.List.of(value)));
+        return send(request, headers);
+    }
+
+    private HttpResponse<byte[]> send(GateRequest request, Map<String, java.util.List<String>> headers)
+            throws IOException {
         int port = backendPort;
         if (port < 0) {
-            send(exchange, 503, "text/plain", "the emulator is not started".getBytes(StandardCharsets.UTF_8), Map.of());
-            return;
+            return null;
         }
         String target = "http://127.0.0.1:" + port + request.rawPath()
                 + (request.rawQuery() == null ? "" : "?" + request.rawQuery());
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofMinutes(2));
-        exchange.getRequestHeaders().forEach((name, values) -> {
+        headers.forEach((name, values) -> {
             if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
                 values.forEach(value -> builder.header(name, value));
             }
@@ -180,15 +312,19 @@ public final class AccessGate implements AutoCloseable {
                 ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofByteArray(request.body());
         builder.method(request.method(), publisher);
-        HttpResponse<byte[]> response;
         try {
-            response = client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+            return client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted forwarding to " + target, e);
         }
-        if (service == AwsService.KINESIS && response.statusCode() == 200) {
-            rememberIterators(call, request, response.body());
+    }
+
+    /** Replies with the emulator's answer (503 when there was none: the emulator is not started). */
+    void reply(HttpExchange exchange, GateRequest request, HttpResponse<byte[]> response) throws IOException {
+        if (response == null) {
+            send(exchange, 503, "text/plain", "the emulator is not started".getBytes(StandardCharsets.UTF_8), Map.of());
+            return;
         }
         Headers out = exchange.getResponseHeaders();
         response.headers().map().forEach((name, values) -> {
@@ -214,6 +350,16 @@ public final class AccessGate implements AutoCloseable {
                 os.write(bytes);
             }
         }
+    }
+
+    /** Answers with a body the gate made (a merged partial failure). */
+    void answer(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+        send(
+                exchange,
+                status,
+                contentType,
+                body,
+                Map.of("x-amzn-RequestId", UUID.randomUUID().toString()));
     }
 
     /** Remembers the stream of each shard iterator handed out (GetRecords names only its iterator). */
@@ -290,6 +436,23 @@ public final class AccessGate implements AutoCloseable {
             type = "UnrecognizedClientException";
             message = "The security token included in the request is invalid.";
         }
+        jsonError(exchange, request, requestId, contentType, typePrefix, type, message);
+    }
+
+    /** Answers a Kinesis request with a 400 error of the given type (JSON or CBOR as asked). */
+    void answerJsonError(HttpExchange exchange, GateRequest request, String type, String message) throws IOException {
+        jsonError(exchange, request, UUID.randomUUID().toString(), "application/x-amz-json-1.1", "", type, message);
+    }
+
+    private static void jsonError(
+            HttpExchange exchange,
+            GateRequest request,
+            String requestId,
+            String contentType,
+            String typePrefix,
+            String type,
+            String message)
+            throws IOException {
         ObjectNode error = RequestMapper.JSON.createObjectNode();
         error.put("__type", typePrefix + type);
         error.put("message", message);
@@ -332,6 +495,27 @@ public final class AccessGate implements AutoCloseable {
             message = "The security token included in the request is invalid.";
             status = 403;
         }
+        sqsError(exchange, request, requestId, status, code, jsonType, message);
+    }
+
+    /**
+     * Answers an SQS request with a sender's error as SQS gives it: 400, JSON ({@code __type} and the
+     * {@code x-amzn-query-error} code the SDK reads) or query-protocol XML, as the request was.
+     */
+    void answerSqsError(HttpExchange exchange, GateRequest request, String code, String jsonType, String message)
+            throws IOException {
+        sqsError(exchange, request, UUID.randomUUID().toString(), 400, code, jsonType, message);
+    }
+
+    private static void sqsError(
+            HttpExchange exchange,
+            GateRequest request,
+            String requestId,
+            int status,
+            String code,
+            String jsonType,
+            String message)
+            throws IOException {
         if (request.header("x-amz-target") != null) {
             ObjectNode error = RequestMapper.JSON.createObjectNode();
             error.put("__type", jsonType);

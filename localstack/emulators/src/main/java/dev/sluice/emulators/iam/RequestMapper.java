@@ -194,29 +194,40 @@ public final class RequestMapper {
 
     // ---- SQS -----------------------------------------------------------------------------------
 
-    private ServiceCall sqs(GateRequest request) {
-        String operation = operation(request);
+    /**
+     * An SQS request's parameters: the JSON body's top-level values (the JSON protocol, {@code
+     * X-Amz-Target}), or the query protocol's query string and form body.
+     */
+    static Map<String, String> sqsParameters(GateRequest request) {
         Map<String, String> parameters = new LinkedHashMap<>();
-        if (operation != null) {
+        if (operation(request) != null) {
             JsonNode body = body(request);
             body.fields().forEachRemaining(e -> {
                 if (e.getValue().isValueNode()) {
                     parameters.put(e.getKey(), e.getValue().asText());
                 }
             });
-        } else {
-            parameters.putAll(GateRequest.form(request.rawQuery()));
-            String type = request.header("content-type");
-            if (request.body().length > 0 && (type == null || type.contains("x-www-form-urlencoded"))) {
-                for (String pair : new String(request.body(), StandardCharsets.UTF_8).split("&")) {
-                    int eq = pair.indexOf('=');
-                    if (eq > 0) {
-                        parameters.putIfAbsent(
-                                GateRequest.decodeForm(pair.substring(0, eq)),
-                                GateRequest.decodeForm(pair.substring(eq + 1)));
-                    }
+            return parameters;
+        }
+        parameters.putAll(GateRequest.form(request.rawQuery()));
+        String type = request.header("content-type");
+        if (request.body().length > 0 && (type == null || type.contains("x-www-form-urlencoded"))) {
+            for (String pair : new String(request.body(), StandardCharsets.UTF_8).split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    parameters.putIfAbsent(
+                            GateRequest.decodeForm(pair.substring(0, eq)),
+                            GateRequest.decodeForm(pair.substring(eq + 1)));
                 }
             }
+        }
+        return parameters;
+    }
+
+    private ServiceCall sqs(GateRequest request) {
+        String operation = operation(request);
+        Map<String, String> parameters = sqsParameters(request);
+        if (operation == null) {
             operation = parameters.getOrDefault("Action", "Unknown");
         }
         String queue = null;

@@ -80,29 +80,70 @@ public final class KinesisEventJson {
         return null;
     }
 
+    /**
+     * Lambda's payload limit for a synchronous invocation, 6 MB (AWS Lambda quotas; an event source
+     * mapping invokes when "the payload size reaches 6 MB", invocation-eventsourcemapping.html).
+     */
+    public static final int MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+    private static final int WRAPPER_BYTES = "{\"Records\":[]}".length();
+
+    /**
+     * How many of the records, from the first, one event may carry within {@link
+     * #MAX_PAYLOAD_BYTES} (at least one: a single record always fits, Kinesis records being at most 1
+     * MiB).
+     */
+    int fitting(String shardId, List<Record> records) {
+        long bound = WRAPPER_BYTES;
+        for (Record record : records) {
+            // base64 data, and every other field generously
+            bound += 4L * ((record.data().asByteArrayUnsafe().length + 2) / 3)
+                    + 6L * record.partitionKey().length()
+                    + 2 * (shardId.length() + roleArn.length() + streamArn.length() + region.length())
+                    + 512;
+        }
+        if (bound <= MAX_PAYLOAD_BYTES) {
+            return records.size();
+        }
+        long size = WRAPPER_BYTES;
+        for (int i = 0; i < records.size(); i++) {
+            size += element(shardId, records.get(i)).toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                    + (i == 0 ? 0 : 1);
+            if (size > MAX_PAYLOAD_BYTES) {
+                return Math.max(1, i);
+            }
+        }
+        return records.size();
+    }
+
     String build(String shardId, List<Record> records) {
         ObjectNode event = mapper.createObjectNode();
         ArrayNode array = event.putArray("Records");
         for (Record record : records) {
-            ObjectNode r = array.addObject();
-            ObjectNode kinesis = r.putObject("kinesis");
-            kinesis.put("kinesisSchemaVersion", "1.0");
-            kinesis.put("partitionKey", record.partitionKey());
-            kinesis.put("sequenceNumber", record.sequenceNumber());
-            kinesis.put("data", Base64.getEncoder().encodeToString(record.data().asByteArrayUnsafe()));
-            if (record.approximateArrivalTimestamp() != null) {
-                kinesis.put(
-                        "approximateArrivalTimestamp",
-                        BigDecimal.valueOf(record.approximateArrivalTimestamp().toEpochMilli(), 3));
-            }
-            r.put("eventSource", "aws:kinesis");
-            r.put("eventVersion", "1.0");
-            r.put("eventID", shardId + ":" + record.sequenceNumber());
-            r.put("eventName", "aws:kinesis:record");
-            r.put("invokeIdentityArn", roleArn);
-            r.put("awsRegion", region);
-            r.put("eventSourceARN", streamArn);
+            array.add(element(shardId, record));
         }
         return event.toString();
+    }
+
+    private ObjectNode element(String shardId, Record record) {
+        ObjectNode r = mapper.createObjectNode();
+        ObjectNode kinesis = r.putObject("kinesis");
+        kinesis.put("kinesisSchemaVersion", "1.0");
+        kinesis.put("partitionKey", record.partitionKey());
+        kinesis.put("sequenceNumber", record.sequenceNumber());
+        kinesis.put("data", Base64.getEncoder().encodeToString(record.data().asByteArrayUnsafe()));
+        if (record.approximateArrivalTimestamp() != null) {
+            kinesis.put(
+                    "approximateArrivalTimestamp",
+                    BigDecimal.valueOf(record.approximateArrivalTimestamp().toEpochMilli(), 3));
+        }
+        r.put("eventSource", "aws:kinesis");
+        r.put("eventVersion", "1.0");
+        r.put("eventID", shardId + ":" + record.sequenceNumber());
+        r.put("eventName", "aws:kinesis:record");
+        r.put("invokeIdentityArn", roleArn);
+        r.put("awsRegion", region);
+        r.put("eventSourceARN", streamArn);
+        return r;
     }
 }

@@ -40,14 +40,22 @@ public final class LocalFunction {
     private final java.util.concurrent.ConcurrentSkipListSet<Integer> crashAfter =
             new java.util.concurrent.ConcurrentSkipListSet<>();
     private final java.util.concurrent.atomic.AtomicInteger crashes = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.function.Supplier<RequestHandler<KinesisEvent, StreamsEventResponse>> twins;
+    private final java.util.concurrent.ConcurrentSkipListSet<Integer> twinAt =
+            new java.util.concurrent.ConcurrentSkipListSet<>();
+    private final java.util.concurrent.atomic.AtomicInteger twinInvocations =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong twinRecords = new java.util.concurrent.atomic.AtomicLong();
 
     private LocalFunction(
             String name,
             RequestHandler<KinesisEvent, StreamsEventResponse> handler,
             ClassLoader loader,
-            Duration timeout) {
+            Duration timeout,
+            java.util.function.Supplier<RequestHandler<KinesisEvent, StreamsEventResponse>> twins) {
         this.name = name;
         this.handler = handler;
+        this.twins = twins;
         this.input = LambdaEventSerializers.serializerFor(KinesisEvent.class, loader);
         this.output = LambdaEventSerializers.serializerFor(StreamsEventResponse.class, loader);
         this.timeout = timeout;
@@ -77,8 +85,22 @@ public final class LocalFunction {
         try {
             Object instance = FunctionEnvironment.with(
                     environment, () -> type.getConstructor().newInstance());
+            // another execution environment of the same function (its own handler and clients), as
+            // Lambda runs concurrent invocations
+            java.util.function.Supplier<RequestHandler<KinesisEvent, StreamsEventResponse>> twins = () -> {
+                try {
+                    return (RequestHandler<KinesisEvent, StreamsEventResponse>) FunctionEnvironment.with(
+                            environment, () -> type.getConstructor().newInstance());
+                } catch (Exception e) {
+                    throw new IllegalStateException("function " + name + " failed to initialise: " + e, e);
+                }
+            };
             return new LocalFunction(
-                    name, (RequestHandler<KinesisEvent, StreamsEventResponse>) instance, loader, Duration.ofMinutes(5));
+                    name,
+                    (RequestHandler<KinesisEvent, StreamsEventResponse>) instance,
+                    loader,
+                    Duration.ofMinutes(5),
+                    twins);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException(
                     "function " + name + " failed to initialise: " + e.getCause(), e.getCause());
@@ -99,9 +121,16 @@ public final class LocalFunction {
     public String invoke(String eventJson) throws FunctionError {
         int invocation = invocations.incrementAndGet();
         KinesisEvent event = input.fromJson(new ByteArrayInputStream(eventJson.getBytes(StandardCharsets.UTF_8)));
+        java.util.concurrent.CompletableFuture<Void> twin = null;
+        if (twinAt.remove(invocation)) {
+            twin = invokeTwin(eventJson, event.getRecords().size());
+        }
         StreamsEventResponse response;
         try {
             response = handler.handleRequest(event, new LocalContext(name, timeout));
+            if (twin != null) {
+                twin.join();
+            }
         } catch (RuntimeException | Error e) {
             LOG.warn("function {} failed: {}", name, e.toString());
             throw new FunctionError(name + ": " + e, e);
@@ -127,6 +156,48 @@ public final class LocalFunction {
     public LocalFunction crashAfterWrites(java.util.Collection<Integer> invocationNumbers) {
         crashAfter.addAll(invocationNumbers);
         return this;
+    }
+
+    /**
+     * The same batch handed to a second execution environment at the same moment: its handler runs
+     * concurrently with this invocation's, on the same records; its response goes nowhere (the
+     * event-source mapping acts on one). Returns when the twin has finished.
+     */
+    private java.util.concurrent.CompletableFuture<Void> invokeTwin(String eventJson, int records) {
+        RequestHandler<KinesisEvent, StreamsEventResponse> other = twins.get();
+        KinesisEvent copy = input.fromJson(new ByteArrayInputStream(eventJson.getBytes(StandardCharsets.UTF_8)));
+        twinInvocations.incrementAndGet();
+        twinRecords.addAndGet(records);
+        LOG.warn(
+                "function {}: the same batch of {} records delivered to a second invocation at once (injected)",
+                name,
+                records);
+        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                other.handleRequest(copy, new LocalContext(name, timeout));
+            } catch (RuntimeException e) {
+                LOG.warn("function {}: the concurrent duplicate invocation failed: {}", name, e.toString());
+            }
+        });
+    }
+
+    /**
+     * Plans concurrent duplicates: each of the given invocations (1-based) is delivered at the same
+     * time to a second execution environment of the function, as when Lambda runs one batch twice.
+     */
+    public LocalFunction deliverTwiceAtOnce(java.util.Collection<Integer> invocationNumbers) {
+        twinAt.addAll(invocationNumbers);
+        return this;
+    }
+
+    /** Concurrent duplicate invocations that happened. */
+    public int twinInvocations() {
+        return twinInvocations.get();
+    }
+
+    /** Records handed to concurrent duplicate invocations. */
+    public long twinRecords() {
+        return twinRecords.get();
     }
 
     /** Planned crashes that happened. */

@@ -141,11 +141,15 @@ final class ShardPoller implements Runnable {
             boolean windowClosed =
                     windowStart != null && !Instant.now().isBefore(windowStart.plus(config.batchingWindow()));
             if (!buffer.isEmpty() && (full || windowClosed || iterator == null)) {
-                if (!deliver(List.copyOf(buffer))) {
+                // like Lambda, a batch ends where its payload would pass 6 MB; the rest is the next one
+                int fitting = mapping.eventJson().fitting(shardId, buffer);
+                if (!deliver(List.copyOf(buffer.subList(0, fitting)))) {
                     return;
                 }
-                buffer.clear();
-                windowStart = null;
+                buffer.subList(0, fitting).clear();
+                if (buffer.isEmpty()) {
+                    windowStart = null;
+                }
                 continue;
             }
             if (iterator == null) {

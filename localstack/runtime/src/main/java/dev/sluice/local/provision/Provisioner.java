@@ -48,8 +48,9 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * billing mode), buckets, queues (retention, visibility, redrive), secrets (their values come from
  * the local provider, {@link dev.sluice.emulators.LocalSecrets}), Lambda functions (handler and
  * environment, every {@code Ref}/{@code Fn::GetAtt}/{@code Fn::Join}/{@code Fn::Sub} resolved to
- * local names, URLs and ARNs), event-source mappings (to the local runner's {@link MappingConfig},
- * with the template's knobs) and KCL services (task definition and service, to a {@link
+ * local names, URLs and ARNs), their published versions and aliases, event-source mappings (to the
+ * local runner's {@link MappingConfig}, with the template's knobs; a mapping on an alias or version
+ * runs the function they resolve to, as Lambda resolves them) and KCL services (task definition and service, to a {@link
  * KclService}). Every other type must be AWS-only ({@link ResourceTypes}); anything else fails with
  * its type and logical id. {@link #provision} then creates what the plan holds, plus the local-only
  * checkpoint table of the local event-source mappings. Creating what already exists is not an
@@ -69,6 +70,7 @@ public final class Provisioner {
     private static final Logger LOG = LoggerFactory.getLogger(Provisioner.class);
     private static final Duration ACTIVE_TIMEOUT = Duration.ofSeconds(30);
     private static final String REPORT_BATCH_ITEM_FAILURES = "ReportBatchItemFailures";
+    private static final String LATEST = "$LATEST";
 
     /** Properties of an event-source mapping the local runner honours (anything else fails the plan). */
     static final Set<String> MAPPING_PROPERTIES = Set.of(
@@ -215,6 +217,11 @@ public final class Provisioner {
         private final Map<String, String> queueUrls = new LinkedHashMap<>();
         private final Map<String, String> secrets = new LinkedHashMap<>();
         private final Map<String, FunctionSpec> functions = new LinkedHashMap<>();
+        /** Versions published per function name (the last number given). */
+        private final Map<String, Integer> versions = new LinkedHashMap<>();
+        /** {@code function:alias} → the version it points at. */
+        private final Map<String, String> aliases = new LinkedHashMap<>();
+
         private final Map<String, MappingConfig> mappings = new LinkedHashMap<>();
         private final Map<String, KclService> kclServices = new LinkedHashMap<>();
         private final Map<String, String> kclByTaskDefinition = new LinkedHashMap<>();
@@ -256,6 +263,17 @@ public final class Provisioner {
                     default -> {
                         // compute (below) or AWS-only
                     }
+                }
+            }
+            // versions name their function, aliases their version: in that order, after the functions
+            for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+                if (resource.type().equals("AWS::Lambda::Version")) {
+                    version(resource);
+                }
+            }
+            for (CloudFormationTemplate.Resource resource : template.resources().values()) {
+                if (resource.type().equals("AWS::Lambda::Alias")) {
+                    alias(resource);
                 }
             }
             List<QueueSpec> redriving = new ArrayList<>();
@@ -529,6 +547,131 @@ public final class Provisioner {
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", arn)));
         }
 
+        /**
+         * A published version: Lambda numbers a function's versions 1, 2, ... in publication order
+         * (here the template's); its {@code Ref} is the version's ARN, {@code Version} its number.
+         */
+        private void version(CloudFormationTemplate.Resource resource) {
+            String where = where(resource);
+            String function = intrinsics.string(resource.property("FunctionName"), where + " FunctionName");
+            LocalResource owner = lambdaFunction(function)
+                    .orElseThrow(() -> new IllegalStateException(
+                            where + ": FunctionName " + function + " is no function of the template"));
+            int number = versions.merge(owner.name(), 1, Integer::sum);
+            String arn = owner.attributes().get("Arn") + ":" + number;
+            locals.put(
+                    resource.logicalId(),
+                    local(
+                            resource,
+                            owner.name() + ":" + number,
+                            arn,
+                            Map.of("Version", Integer.toString(number), "FunctionArn", arn)));
+        }
+
+        /**
+         * An alias: it names a function and one of its published versions, as Lambda requires ({@code
+         * CreateAlias} refuses a version the function does not have); its {@code Ref} is the alias's
+         * ARN.
+         */
+        private void alias(CloudFormationTemplate.Resource resource) {
+            String where = where(resource);
+            String function = intrinsics.string(resource.property("FunctionName"), where + " FunctionName");
+            LocalResource owner = lambdaFunction(function)
+                    .orElseThrow(() -> new IllegalStateException(
+                            where + ": FunctionName " + function + " is no function of the template"));
+            String version = intrinsics.string(resource.property("FunctionVersion"), where + " FunctionVersion");
+            if (!version.equals(LATEST) && versionOf(owner, version) == null) {
+                throw new IllegalStateException(where + ": version " + version + " of function " + owner.name()
+                        + " is not published in the template (Lambda refuses an alias of a version that does not"
+                        + " exist)");
+            }
+            String name = intrinsics.string(resource.property("Name"), where + " Name");
+            String arn = owner.attributes().get("Arn") + ":" + name;
+            locals.put(
+                    resource.logicalId(),
+                    local(resource, owner.name() + ":" + name, arn, Map.of("AliasArn", arn, "Version", version)));
+            aliases.put(owner.name() + ":" + name, version);
+        }
+
+        /** The version {@code number} of a function as {@link #version} records it. */
+        private LocalResource versionOf(LocalResource function, String number) {
+            return locals.values().stream()
+                    .filter(l ->
+                            l.type().equals("AWS::Lambda::Version") && l.name().equals(function.name() + ":" + number))
+                    .findFirst()
+                    .orElse(null);
+        }
+
+        /** The template's function of this name or ARN (unqualified). */
+        private java.util.Optional<LocalResource> lambdaFunction(String nameOrArn) {
+            return locals.values().stream()
+                    .filter(l -> l.type().equals("AWS::Lambda::Function")
+                            && (l.name().equals(nameOrArn)
+                                    || nameOrArn.equals(l.attributes().get("Arn"))))
+                    .findFirst();
+        }
+
+        /**
+         * The function an event-source mapping invokes, resolved as Lambda resolves its {@code
+         * FunctionName}: a name, a partial ARN ({@code account:function:name}) or a full ARN, each
+         * with an optional qualifier; an alias resolves to its version, a version to its function. A
+         * function, alias or version the template does not have is refused, as Lambda refuses it.
+         */
+        private FunctionSpec target(String functionName, String where) {
+            String unqualified = functionName;
+            String qualifier = null;
+            String[] parts = functionName.split(":", -1);
+            if (functionName.startsWith("arn:")) {
+                // arn:aws:lambda:region:account:function:name[:qualifier]
+                if (parts.length < 7
+                        || parts.length > 8
+                        || !parts[2].equals("lambda")
+                        || !parts[5].equals("function")) {
+                    throw new IllegalStateException(
+                            where + ": FunctionName " + functionName + " is no Lambda function ARN");
+                }
+                if (!parts[3].equals(region) || !parts[4].equals(account)) {
+                    throw new IllegalStateException(where + ": FunctionName " + functionName
+                            + " is in another region or account than the stack (" + region + ", " + account + ")");
+                }
+                unqualified = parts[6];
+                qualifier = parts.length == 8 ? parts[7] : null;
+            } else if (parts.length == 3 && parts[1].equals("function")) {
+                unqualified = parts[2];
+            } else if (parts.length == 4 && parts[1].equals("function")) {
+                unqualified = parts[2];
+                qualifier = parts[3];
+            } else if (parts.length == 2) {
+                unqualified = parts[0];
+                qualifier = parts[1];
+            } else if (parts.length != 1) {
+                throw new IllegalStateException(where + ": FunctionName " + functionName + " is malformed");
+            }
+            String name = unqualified;
+            FunctionSpec function = functions.values().stream()
+                    .filter(f -> f.functionName().equals(name))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException(
+                            where + ": FunctionName " + functionName + " is no function of the template"));
+            if (qualifier == null || qualifier.equals(LATEST)) {
+                return function;
+            }
+            String version =
+                    qualifier.chars().allMatch(Character::isDigit) ? qualifier : aliases.get(name + ":" + qualifier);
+            if (version == null) {
+                throw new IllegalStateException(where + ": FunctionName " + functionName + ": function " + name
+                        + " has no alias " + qualifier + " in the template");
+            }
+            if (!version.equals(LATEST)
+                    && locals.values().stream()
+                            .noneMatch(l -> l.type().equals("AWS::Lambda::Version")
+                                    && l.name().equals(name + ":" + version))) {
+                throw new IllegalStateException(where + ": FunctionName " + functionName + ": function " + name
+                        + " has no published version " + version + " in the template");
+            }
+            return function;
+        }
+
         private void function(CloudFormationTemplate.Resource resource) {
             String where = where(resource);
             String stage = stage(
@@ -559,12 +702,8 @@ public final class Provisioner {
                             + property + " (it honours " + new java.util.TreeSet<>(MAPPING_PROPERTIES) + ")");
                 }
             });
-            String functionName = intrinsics.string(resource.property("FunctionName"), where + " FunctionName");
-            FunctionSpec function = functions.values().stream()
-                    .filter(f -> f.functionName().equals(functionName))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalStateException(
-                            where + ": FunctionName " + functionName + " is no function of the template"));
+            FunctionSpec function =
+                    target(intrinsics.string(resource.property("FunctionName"), where + " FunctionName"), where);
             String source = intrinsics.string(resource.property("EventSourceArn"), where + " EventSourceArn");
             String stream = kinesisStream(source, where);
             List<String> responseTypes = new ArrayList<>();

@@ -22,6 +22,8 @@ public final class ResourceTypes {
             "AWS::SQS::Queue",
             "AWS::SecretsManager::Secret",
             "AWS::Lambda::Function",
+            "AWS::Lambda::Version",
+            "AWS::Lambda::Alias",
             "AWS::Lambda::EventSourceMapping",
             "AWS::ECS::TaskDefinition",
             "AWS::ECS::Service");

@@ -20,6 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
 
     static final Map<String, List<String>> DELIVERIES = new ConcurrentHashMap<>();
+    /** The number of records of each invocation, in order. */
+    static final List<Integer> BATCH_SIZES = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Whether the first invocations wait for a second one beside them (the concurrency tests). */
+    static volatile boolean holdForConcurrency = true;
+
     static final Set<String> FAIL_ONCE = ConcurrentHashMap.newKeySet();
     /** Records whose presence makes the whole invocation throw (a function error), every time. */
     static final Set<String> POISON = ConcurrentHashMap.newKeySet();
@@ -30,6 +35,8 @@ public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEve
 
     static void reset() {
         DELIVERIES.clear();
+        BATCH_SIZES.clear();
+        holdForConcurrency = true;
         FAIL_ONCE.clear();
         POISON.clear();
         IN_FLIGHT.set(0);
@@ -47,7 +54,8 @@ public class RecordingHandler implements RequestHandler<KinesisEvent, StreamsEve
         try {
             // hold the first invocations until a second one runs beside them (or give up after a while,
             // which the test then sees as no concurrency)
-            if (POISON.isEmpty()) {
+            BATCH_SIZES.add(event.getRecords().size());
+            if (POISON.isEmpty() && holdForConcurrency) {
                 twoInFlight.await(2, TimeUnit.SECONDS);
             }
             for (KinesisEvent.KinesisEventRecord record : event.getRecords()) {

@@ -36,12 +36,15 @@ public final class FaultPlan {
     private final String stage;
     private final FaultInjector injector = new FaultInjector();
     private final Set<Integer> crashes = new TreeSet<>();
+    private final Set<Integer> twins = new TreeSet<>();
     private final List<Action> actions = new ArrayList<>();
     private final AtomicInteger actionsDone = new AtomicInteger();
     private double resendShare;
     private double refusedShare;
     private Revocation revocation;
     private boolean personaAttempts;
+    private int aggregateBytes;
+    private int corruptEvery;
 
     /**
      * A grant the stage's role loses when the stage starts and gets back at its first denial.
@@ -95,6 +98,19 @@ public final class FaultPlan {
     public FaultPlan crashAfterWrites(Integer... invocations) {
         crashes.addAll(List.of(invocations));
         return this;
+    }
+
+    /**
+     * Plans concurrent duplicates: the given invocations (1-based) are delivered at the same moment
+     * to a second execution environment of the function, which writes the same batch concurrently.
+     */
+    public FaultPlan deliverTwiceAtOnce(Integer... invocations) {
+        twins.addAll(List.of(invocations));
+        return this;
+    }
+
+    Set<Integer> twins() {
+        return twins;
     }
 
     /** Plans an action once half the events are produced. */
@@ -164,6 +180,34 @@ public final class FaultPlan {
         return personaAttempts;
     }
 
+    /**
+     * The producer aggregates as the KPL does: user records packed into aggregates of at most {@code
+     * maxBytes} per shard, so the stage's batches hold aggregates and every fault strikes in the middle
+     * of one.
+     */
+    public FaultPlan aggregate(int maxBytes) {
+        aggregateBytes = maxBytes;
+        return this;
+    }
+
+    /** The size limit of the producer's aggregates, 0 when it does not aggregate. */
+    int aggregateBytes() {
+        return aggregateBytes;
+    }
+
+    /**
+     * Every {@code every}-th aggregate the producer puts has a corrupt MD5 digest: it must be
+     * dead-lettered whole as {@code MALFORMED_AGGREGATE} while the shard moves on.
+     */
+    public FaultPlan corruptAggregates(int every) {
+        corruptEvery = every;
+        return this;
+    }
+
+    int corruptEvery() {
+        return corruptEvery;
+    }
+
     /** Whether an update sets {@code attribute} to {@code value}. */
     static boolean setsNumber(SdkRequest request, String attribute, BigDecimal value) {
         if (!(request instanceof UpdateItemRequest update) || !update.hasExpressionAttributeNames()) {
@@ -205,9 +249,11 @@ public final class FaultPlan {
     public int plannedCount() {
         return injector.planned().size()
                 + crashes.size()
+                + twins.size()
                 + actions.size()
                 + (resendShare > 0 ? 1 : 0)
                 + (revocation != null ? 1 : 0)
-                + (personaAttempts ? 1 : 0);
+                + (personaAttempts ? 1 : 0)
+                + (corruptEvery > 0 ? 1 : 0);
     }
 }

@@ -16,6 +16,7 @@ import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.local.LocalPipeline;
 import dev.sluice.verify.faults.FaultPlan.Action;
+import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.LakeOrder;
 import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
@@ -108,6 +109,20 @@ public final class FaultSuite {
         this.payments = payments;
         this.repository = repository;
         this.workDirectory = workDirectory;
+    }
+
+    /** The size limit of the producer's aggregates when the whole suite aggregates. */
+    public static final int SUITE_AGGREGATE_BYTES = 16 * 1024;
+
+    private boolean aggregating;
+
+    /**
+     * The suite with every producer aggregating as the KPL does ({@code ./sluice faults --aggregate}),
+     * or only the scenarios that ask for it.
+     */
+    public FaultSuite aggregating(boolean all) {
+        this.aggregating = all;
+        return this;
     }
 
     /**
@@ -222,6 +237,29 @@ public final class FaultSuite {
                         0.02,
                         FaultPlan::personasAttemptForbidden),
                 new FaultScenario(
+                        "kpl-partial-redelivery",
+                        "KPL-aggregated input; table and aggregate writes fail in the middle of an aggregate,"
+                                + " the function dies after its writes: aggregates redelivered half applied",
+                        n,
+                        0.02,
+                        plan -> plan.aggregate(16 * 1024)
+                                .sdk("PutItem", plan.table(TABLE), 5, Fault.RESPONSE_LOST)
+                                .sdk("UpdateItem", plan.table(AGGREGATE), 2, Fault.RESPONSE_LOST)
+                                .crashAfterWrites(3)),
+                new FaultScenario(
+                        "kpl-corrupt",
+                        "KPL-aggregated input; in one aggregate in three the first user record goes alone into an"
+                                + " aggregate with a corrupt MD5 digest",
+                        n,
+                        0.02,
+                        plan -> plan.aggregate(8 * 1024).corruptAggregates(3)),
+                new FaultScenario(
+                        "lambda-concurrent-duplicate",
+                        "the same batch delivered to two invocations at once",
+                        n,
+                        0.02,
+                        plan -> plan.deliverTwiceAtOnce(2, 4)),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once, the IAM scenarios aside",
                         n,
@@ -250,7 +288,11 @@ public final class FaultSuite {
                 .withEnvironment(Map.of(EnvironmentNames.METRICS_FILE, metrics.toString()));
         FaultPlan plan = new FaultPlan(pipeline.resources(), stageName);
         scenario.plan().accept(plan);
+        if (aggregating && plan.aggregateBytes() == 0) {
+            plan.aggregate(SUITE_AGGREGATE_BYTES);
+        }
         pipeline.function(stageName).crashAfterWrites(plan.crashes());
+        pipeline.function(stageName).deliverTwiceAtOnce(plan.twins());
         String stream = pipeline.resources().streams().get(stage.input());
         Set<String> refused = new HashSet<>();
         List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
@@ -267,8 +309,15 @@ public final class FaultSuite {
                 pipeline.killBeforeNextCheckpoint(stageName);
             }
             Producer producer = new Producer(pipeline.producerKinesis(), stream);
+            AggregatingProducer aggregating = plan.aggregateBytes() > 0
+                    ? new AggregatingProducer(
+                            pipeline.producerKinesis(), stream, plan.aggregateBytes(), plan.corruptEvery())
+                    : null;
             int half = events.size() / 2;
-            ledger.addAll(producer.send(events.subList(0, half), done -> {}));
+            ledger.addAll(
+                    aggregating != null
+                            ? aggregating.send(events.subList(0, half), done -> {})
+                            : producer.send(events.subList(0, half), done -> {}));
             // act while the first half is still being consumed: a killed runner then has a batch in hand
             awaitDelivered(pipeline);
             for (Action action : plan.actions()) {
@@ -280,8 +329,16 @@ public final class FaultSuite {
             if (plan.resendShare() > 0) {
                 plan.actionDone();
             }
-            ledger.addAll(producer.send(rest, done -> {}));
-            pipeline.awaitAcknowledged(ledger.size(), STALL, done -> {});
+            ledger.addAll(aggregating != null ? aggregating.send(rest, done -> {}) : producer.send(rest, done -> {}));
+            if (plan.corruptEvery() > 0
+                    && ledger.stream()
+                            .anyMatch(e -> AggregatingProducer.MALFORMED_AGGREGATE.equals(
+                                    e.event().expectedReason()))) {
+                plan.actionDone();
+            }
+            // the mapping counts Kinesis records: an aggregate is one
+            pipeline.awaitAcknowledged(
+                    aggregating != null ? aggregating.kinesisRecords() : ledger.size(), STALL, done -> {});
             // the stream may hold more than the ledger (copies of puts that got no answer): quiet means
             // every shard checkpointed past the last record the producer saw acknowledged there
             pipeline.awaitCheckpointed(stageName, LedgerEntry.lastSequenceByShard(ledger), STALL);
@@ -438,19 +495,27 @@ public final class FaultSuite {
         Reconciliation r =
                 new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs()).reconcile(ledger, resources, stage, refused);
         LakeOrder.Result order = new LakeOrder(aws.s3()).check(ledger, resources.bucket(), lakePrefix, 3);
-        long deliveries = pipeline.allMappings().stream()
-                .mapToLong(m -> m.stats().recordsInvoked())
-                .sum();
+        // the mapping counts Kinesis records; with aggregated input the stage's own figures count user
+        // records (a twin invocation's included); a twin delivery of plain records is counted apart
+        long deliveries = plan.aggregateBytes() > 0
+                ? metricSum(metrics, EmfMetrics.RECORDS)
+                : pipeline.allMappings().stream()
+                                .mapToLong(m -> m.stats().recordsInvoked())
+                                .sum()
+                        + pipeline.function(plan.stage()).twinRecords();
         long absorbed = absorbed(metrics);
         long effects = r.lake() - r.duplicates() + r.deadLettered();
         long distinct = r.produced();
         int planned = plan.plannedCount();
-        int fired =
-                plan.injector().fired().size() + pipeline.function(plan.stage()).crashes() + plan.actionsDone();
+        int fired = plan.injector().fired().size()
+                + pipeline.function(plan.stage()).crashes()
+                + pipeline.function(plan.stage()).twinInvocations()
+                + plan.actionsDone();
         // throttling, 5xx and time-outs are retried inside the SDK first; the other faults reach the
         // event-source mapping, which must deliver again
         boolean redeliveryExpected = planned > 0
                 && (!plan.crashes().isEmpty()
+                        || !plan.twins().isEmpty()
                         || plan.resendShare() > 0
                         || plan.actions().contains(Action.KILL_RUNNER)
                         || plan.injector().planned().stream()
@@ -497,6 +562,22 @@ public final class FaultSuite {
                 redeliveryExpected,
                 seconds,
                 List.copyOf(problems));
+    }
+
+    /** A figure of the stage's EMF batch lines, summed. */
+    private long metricSum(Path metrics, String name) {
+        if (!Files.exists(metrics)) {
+            return 0;
+        }
+        try {
+            long total = 0;
+            for (String line : Files.readAllLines(metrics)) {
+                total += mapper.readTree(line).path(name).asLong();
+            }
+            return total;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read metrics " + metrics, e);
+        }
     }
 
     private long absorbed(Path metrics) {

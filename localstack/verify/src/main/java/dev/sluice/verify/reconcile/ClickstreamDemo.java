@@ -32,6 +32,12 @@ public final class ClickstreamDemo {
     private static final String AGGREGATE = "views-per-page-per-minute";
     private static final int PAGES = 50;
 
+    /** The Lambda stage in front of the re-key hop. */
+    public static final String FIRST_STAGE = "mask-and-rekey";
+
+    /** The re-key hop's stream. */
+    public static final String HOP = "clicks-by-page";
+
     /**
      * @param clicks views produced
      * @param bots of them from bots (filtered before the KCL stage)
@@ -40,8 +46,21 @@ public final class ClickstreamDemo {
      * @param lost (page, minute) counts short of the ledger, summed
      * @param duplicates (page, minute) counts beyond the ledger, summed
      * @param workers KCL workers that ran the stage
+     * @param deliveries records handed to the Lambda stage, redeliveries included
+     * @param crashes injected crashes of the Lambda stage that happened
+     * @param hopRecords records in the re-key hop's stream (more than {@code expected}: copies put again)
      */
-    public record Result(long clicks, long bots, long expected, long counted, long lost, long duplicates, int workers) {
+    public record Result(
+            long clicks,
+            long bots,
+            long expected,
+            long counted,
+            long lost,
+            long duplicates,
+            int workers,
+            long deliveries,
+            int crashes,
+            long hopRecords) {
         public boolean reconciled() {
             return lost == 0 && duplicates == 0 && counted == expected;
         }
@@ -51,9 +70,27 @@ public final class ClickstreamDemo {
 
     public static Result run(
             LocalAws aws, PipelineDefinition clickstream, Path root, int clicks, int workers, LongConsumer progress) {
-        try (LocalPipeline pipeline = LocalPipeline.provision(aws, clickstream, null, root)
-                .withKclWorkers(workers, KclTimings.LOCAL)
-                .start()) {
+        return run(aws, clickstream, root, clicks, workers, progress, null, pipeline -> {});
+    }
+
+    /**
+     * Like {@link #run(LocalAws, PipelineDefinition, Path, int, int, LongConsumer)}, with fresh
+     * resource names (when {@code names} is given) and {@code beforeStart} applied to the provisioned
+     * pipeline before it starts: the fault scenarios arm their faults there.
+     */
+    public static Result run(
+            LocalAws aws,
+            PipelineDefinition clickstream,
+            Path root,
+            int clicks,
+            int workers,
+            LongConsumer progress,
+            dev.sluice.emulators.ResourceNames names,
+            java.util.function.Consumer<LocalPipeline> beforeStart) {
+        LocalPipeline provisioned =
+                LocalPipeline.provision(aws, clickstream, names, root).withKclWorkers(workers, KclTimings.LOCAL);
+        beforeStart.accept(provisioned);
+        try (LocalPipeline pipeline = provisioned.start()) {
             Instant now = Instant.now();
             List<GeneratedEvent> events = new ArrayList<>(clicks);
             Map<String, Long> expected = new TreeMap<>();
@@ -73,6 +110,15 @@ public final class ClickstreamDemo {
                             pipeline.resources().streams().get("clicks-raw"))
                     .send(events, n -> {});
             pipeline.awaitAcknowledged(ledger.size(), Duration.ofMinutes(2), n -> {});
+            // every put into the hop happened before its batch was acknowledged: the hop is complete
+            // now; wait until the KCL stage checkpointed past its end, so that copies count too
+            Map<String, String> hopEnd = new TreeMap<>();
+            long hopRecords = hopTail(aws, pipeline.resources().streams().get(HOP), hopEnd);
+            try {
+                pipeline.kclWorkers("page-counts").awaitCheckpointed(hopEnd, Duration.ofSeconds(90));
+            } catch (IllegalStateException stalled) {
+                // reported below as lost views
+            }
             long want = expected.values().stream().mapToLong(Long::longValue).sum();
             String table = pipeline.resources().tables().get("page-views-per-minute");
             Map<String, Long> counted = counts(aws, table);
@@ -115,8 +161,37 @@ public final class ClickstreamDemo {
                     total(counted),
                     lost,
                     duplicates,
-                    pipeline.kclWorkers("page-counts").workers().size());
+                    pipeline.kclWorkers("page-counts").workers().size(),
+                    pipeline.allMappings().stream()
+                            .mapToLong(m -> m.stats().recordsInvoked())
+                            .sum(),
+                    pipeline.function(FIRST_STAGE).crashes(),
+                    hopRecords);
         }
+    }
+
+    /** Reads the whole stream: its record count, and each shard's last sequence number into {@code last}. */
+    private static long hopTail(LocalAws aws, String stream, Map<String, String> last) {
+        long records = 0;
+        for (var shard : aws.kinesis().listShards(b -> b.streamName(stream)).shards()) {
+            String iterator = aws.kinesis()
+                    .getShardIterator(b -> b.streamName(stream)
+                            .shardId(shard.shardId())
+                            .shardIteratorType(
+                                    software.amazon.awssdk.services.kinesis.model.ShardIteratorType.TRIM_HORIZON))
+                    .shardIterator();
+            while (iterator != null) {
+                String from = iterator;
+                var page = aws.kinesis().getRecords(b -> b.shardIterator(from).limit(10_000));
+                page.records().forEach(r -> last.put(shard.shardId(), r.sequenceNumber()));
+                records += page.records().size();
+                if (page.records().isEmpty() && page.millisBehindLatest() != null && page.millisBehindLatest() == 0) {
+                    break;
+                }
+                iterator = page.nextShardIterator();
+            }
+        }
+        return records;
     }
 
     private static long total(Map<String, Long> counts) {

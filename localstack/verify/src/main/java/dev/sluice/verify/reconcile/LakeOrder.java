@@ -5,7 +5,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -75,7 +74,7 @@ public final class LakeOrder {
         if (shard != 0) {
             return shard;
         }
-        return new BigInteger(a.sequenceNumber()).compareTo(new BigInteger(b.sequenceNumber()));
+        return LedgerEntry.compareInShard(a, b);
     }
 
     /** {@code .../payments-raw-shardId-000000000001-000…0042.jsonl.gz} → {@code shardId-000000000001}. */

@@ -107,6 +107,151 @@ public final class Reconciler {
                 .orElseThrow(() -> new IllegalStateException("the stage has no " + kind + " sink to reconcile"));
     }
 
+    /**
+     * Where a pipeline's events take effect, for {@link #ownEvents}.
+     *
+     * @param bucket the lake bucket, or {@code null} when no stage writes a lake
+     * @param lakePrefix the lake's prefix
+     * @param table the serving table, or {@code null} when no stage writes one
+     * @param tableKey the table's key attribute: with {@code eventId} each event is read by key,
+     *     else the table is scanned
+     * @param deadLetterQueueUrl the dead-letter queue
+     * @param aggregate the aggregate to check, if any
+     */
+    public record Targets(
+            String bucket,
+            String lakePrefix,
+            String table,
+            String tableKey,
+            String deadLetterQueueUrl,
+            Optional<AggregateCheck> aggregate) {}
+
+    /**
+     * Starts a reconciliation of only the events a run is about to put, in targets that hold other
+     * records too (a deployed pipeline, {@code ./sluice smoke}): call it before producing (it reads
+     * the aggregate's counts as the baseline), then {@link OwnEvents#check} with the ledger, as
+     * often as needed while waiting.
+     */
+    public OwnEvents ownEvents(Targets targets) {
+        return new OwnEvents(
+                targets, targets.aggregate().map(this::aggregateCounts).orElse(Map.of()), Instant.now());
+    }
+
+    /** Each (key, window) item of an aggregate, as {@code "<key> <windowStart>"}, with its count. */
+    public Map<String, Long> aggregateCounts(AggregateCheck check) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (Map<String, AttributeValue> item :
+                dynamoDb.scanPaginator(b -> b.tableName(check.table())).items()) {
+            if (item.containsKey("aggregate")
+                    && check.aggregate().equals(item.get("aggregate").s())) {
+                counts.put(
+                        item.get("key").s() + " " + item.get("windowStart").s(),
+                        Long.parseLong(item.get("count").n()));
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * The reconciliation of a run's own events: the lake's lines, the table's items and the
+     * dead-letter queue's messages of other events are left out; the lake is read only in objects
+     * written since the run started; the aggregate only in the (key, window) items the run's events
+     * belong in, less the counts they held before (so other events counted there during the run
+     * show as duplicates: run it before other traffic). Dead letters read stay counted across
+     * checks: a message read is invisible to the next read for its visibility timeout.
+     */
+    public final class OwnEvents {
+
+        /** S3's LastModified has a second's precision and clocks differ: objects this much older count too. */
+        private static final java.time.Duration CLOCK_SKEW = java.time.Duration.ofMinutes(5);
+
+        private final Targets targets;
+        private final Map<String, Long> baseline;
+        private final Instant since;
+        private final Map<String, List<String>> deadLetters = new HashMap<>();
+        private final Map<String, String> deadLetterPayloads = new HashMap<>();
+        private final Set<String> messagesSeen = new java.util.HashSet<>();
+
+        private OwnEvents(Targets targets, Map<String, Long> baseline, Instant since) {
+            this.targets = targets;
+            this.baseline = Map.copyOf(baseline);
+            this.since = since.minus(CLOCK_SKEW);
+        }
+
+        /** The aggregate's counts before the run. */
+        public Map<String, Long> baseline() {
+            return baseline;
+        }
+
+        /** Reads the targets and compares what they hold of the ledger's events with it. */
+        public Reconciliation check(List<LedgerEntry> ledger) {
+            Set<String> ids = new java.util.HashSet<>();
+            Set<String> positions = new java.util.HashSet<>();
+            for (LedgerEntry entry : ledger) {
+                ids.add(entry.event().eventId());
+                positions.add(entry.position());
+            }
+            boolean lakeChecked = targets.bucket() != null;
+            Map<String, Integer> lake = new HashMap<>();
+            if (lakeChecked) {
+                lakeEventIds(targets.bucket(), targets.lakePrefix(), since).forEach((id, n) -> {
+                    if (ids.contains(id)) {
+                        lake.put(id, n);
+                    }
+                });
+            }
+            boolean tableChecked = targets.table() != null;
+            Map<String, Integer> items = new HashMap<>();
+            if (tableChecked && "eventId".equals(targets.tableKey())) {
+                for (LedgerEntry entry : ledger) {
+                    String id = entry.event().eventId();
+                    if (entry.event().valid()
+                            && dynamoDb.getItem(b -> b.tableName(targets.table())
+                                            // the state sink keys an item by the definition's key field's value
+                                            .key(Map.of(
+                                                    dev.sluice.aws.sink.DynamoDbStateSink.PARTITION_KEY,
+                                                    AttributeValue.fromS(id)))
+                                            .consistentRead(true))
+                                    .hasItem()) {
+                        items.put(id, 1);
+                    }
+                }
+            } else if (tableChecked) {
+                tableEventIds(targets.table()).forEach((id, n) -> {
+                    if (ids.contains(id)) {
+                        items.put(id, n);
+                    }
+                });
+            }
+            Map<String, String> payloads = new HashMap<>();
+            deadLetterReasons(targets.deadLetterQueueUrl(), payloads, messagesSeen, OWN_VISIBILITY_SECONDS)
+                    .forEach((position, reasons) -> {
+                        if (positions.contains(position)) {
+                            deadLetters
+                                    .computeIfAbsent(position, p -> new ArrayList<>())
+                                    .addAll(reasons);
+                            if (payloads.containsKey(position)) {
+                                deadLetterPayloads.put(position, payloads.get(position));
+                            }
+                        }
+                    });
+            Map<String, List<String>> letters = new HashMap<>();
+            deadLetters.forEach((position, reasons) -> letters.put(position, List.copyOf(reasons)));
+            return compare(
+                    ledger,
+                    new Observed(lakeChecked, lake, tableChecked, items, letters, Map.copyOf(deadLetterPayloads)),
+                    targets.aggregate(),
+                    baseline,
+                    Set.of());
+        }
+    }
+
+    /**
+     * How long a dead letter read by {@link OwnEvents} stays invisible to other readers (of a queue
+     * that may hold other messages too).
+     */
+    private static final int OWN_VISIBILITY_SECONDS = 120;
+
     /** Reconciles the lake, the table and the dead-letter queue, without an aggregate. */
     public Reconciliation reconcile(
             List<LedgerEntry> ledger, String bucket, String lakePrefix, String table, String deadLetterQueueUrl) {
@@ -142,6 +287,50 @@ public final class Reconciler {
         Map<String, Integer> items = tableEventIds(table);
         Map<String, String> deadLetterPayloads = new HashMap<>();
         Map<String, List<String>> deadLetters = deadLetterReasons(deadLetterQueueUrl, deadLetterPayloads);
+        return compare(
+                ledger,
+                new Observed(lakeChecked, lake, true, items, deadLetters, deadLetterPayloads),
+                aggregate,
+                null,
+                refusedByAggregate);
+    }
+
+    /**
+     * What was read from the targets.
+     *
+     * @param lakeChecked whether there is a lake to check
+     * @param lake eventId → lake lines holding it
+     * @param tableChecked whether there is a table to check
+     * @param items eventId → table items holding it
+     * @param deadLetters position → reason codes of its dead letters
+     * @param deadLetterPayloads position → the record's text, when its message carries it
+     */
+    private record Observed(
+            boolean lakeChecked,
+            Map<String, Integer> lake,
+            boolean tableChecked,
+            Map<String, Integer> items,
+            Map<String, List<String>> deadLetters,
+            Map<String, String> deadLetterPayloads) {}
+
+    /**
+     * Compares what the targets hold with the ledger.
+     *
+     * @param baseline null: every item of the aggregate is compared; else only the (key, window)
+     *     items the ledger's events belong in, each counted minus its count here (read before the
+     *     events were put)
+     */
+    private Reconciliation compare(
+            List<LedgerEntry> ledger,
+            Observed observed,
+            Optional<AggregateCheck> aggregate,
+            Map<String, Long> baseline,
+            Set<String> refusedByAggregate) {
+        boolean lakeChecked = observed.lakeChecked();
+        Map<String, Integer> lake = observed.lake();
+        Map<String, Integer> items = observed.items();
+        Map<String, String> deadLetterPayloads = observed.deadLetterPayloads();
+        Map<String, List<String>> deadLetters = observed.deadLetters();
 
         List<String> problems = new ArrayList<>();
         long lost = 0;
@@ -158,7 +347,7 @@ public final class Reconciler {
                     note(problems, "lost from the lake: " + entry.event().eventId());
                     missing = true;
                 }
-                if (!items.containsKey(entry.event().eventId())) {
+                if (observed.tableChecked() && !items.containsKey(entry.event().eventId())) {
                     note(problems, "lost from the table: " + entry.event().eventId());
                     missing = true;
                 }
@@ -260,7 +449,7 @@ public final class Reconciler {
         long aggregated = 0;
         if (aggregate.isPresent()) {
             AggregateTotals totals =
-                    reconcileAggregate(aggregate.get(), ledger, latePositions, refusedByAggregate, problems);
+                    reconcileAggregate(aggregate.get(), ledger, latePositions, refusedByAggregate, baseline, problems);
             aggregated = totals.counted;
             lost += totals.lost;
             duplicates += totals.duplicates;
@@ -355,6 +544,7 @@ public final class Reconciler {
             List<LedgerEntry> ledger,
             Map<String, Boolean> late,
             Set<String> refused,
+            Map<String, Long> baseline,
             List<String> problems) {
         var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
         Map<String, Tally> expected = expectedTallies(check, ledger, late, refused, decimals);
@@ -364,11 +554,16 @@ public final class Reconciler {
                 dynamoDb.scanPaginator(b -> b.tableName(check.table())).items()) {
             if (item.containsKey("aggregate")
                     && check.aggregate().equals(item.get("aggregate").s())) {
-                items.put(item.get("key").s() + " " + item.get("windowStart").s(), item);
+                String window =
+                        item.get("key").s() + " " + item.get("windowStart").s();
+                if (baseline == null || expected.containsKey(window)) {
+                    items.put(window, item);
+                }
             }
         }
         for (var e : items.entrySet()) {
-            long counted = Long.parseLong(e.getValue().get("count").n());
+            long before = baseline == null ? 0 : baseline.getOrDefault(e.getKey(), 0L);
+            long counted = Long.parseLong(e.getValue().get("count").n()) - before;
             totals.counted += counted;
             Tally tally = expected.getOrDefault(e.getKey(), new Tally());
             String what = "aggregate " + check.aggregate() + " (" + e.getKey() + ")";
@@ -379,6 +574,7 @@ public final class Reconciler {
                 totals.duplicates += counted - tally.count;
                 note(problems, "duplicate effect: " + what + " counts " + counted + ", the ledger " + tally.count);
             } else if (valuePointer != null
+                    && baseline == null // another event's sum may be in it: a baseline covers counts only
                     && e.getValue().containsKey("sum")
                     && new BigDecimal(e.getValue().get("sum").n()).compareTo(tally.sum) != 0) {
                 totals.unexpected++;
@@ -407,9 +603,19 @@ public final class Reconciler {
 
     /** eventId → how many lines of the lake hold it. */
     public Map<String, Integer> lakeEventIds(String bucket, String prefix) {
+        return lakeEventIds(bucket, prefix, null);
+    }
+
+    /** eventId → how many lines of the lake's objects written since {@code since} (null: all) hold it. */
+    private Map<String, Integer> lakeEventIds(String bucket, String prefix, Instant since) {
         Map<String, Integer> ids = new HashMap<>();
         for (S3Object object :
                 s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+            if (since != null
+                    && object.lastModified() != null
+                    && object.lastModified().isBefore(since)) {
+                continue;
+            }
             try (ResponseInputStream<GetObjectResponse> in =
                             s3.getObject(b -> b.bucket(bucket).key(object.key()));
                     BufferedReader lines = new BufferedReader(
@@ -437,20 +643,30 @@ public final class Reconciler {
     }
 
     /**
-     * shard/sequence → reason codes of the dead letters for it (and, into {@code payloads}, the
+     * shard/sequence[.sub-sequence] → reason codes of the dead letters for it (and, into {@code payloads}, the
      * record's text when the message carries it). Messages are read, not deleted:
      * they stay for people to inspect once their visibility timeout passes.
      */
     public Map<String, List<String>> deadLetterReasons(String queueUrl, Map<String, String> payloads) {
+        return deadLetterReasons(queueUrl, payloads, new java.util.HashSet<>(), 600);
+    }
+
+    /**
+     * As {@link #deadLetterReasons(String, Map)}, skipping the messages in {@code seen} (and adding
+     * those read to it), each read message invisible for {@code visibilitySeconds}.
+     */
+    private Map<String, List<String>> deadLetterReasons(
+            String queueUrl, Map<String, String> payloads, Set<String> seen, int visibilitySeconds) {
         Map<String, List<String>> reasons = new HashMap<>();
         int emptyReads = 0;
         while (emptyReads < 2) {
             int wait = emptyReads == 0 ? 0 : 1;
             List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl)
                             .maxNumberOfMessages(10)
-                            .visibilityTimeout(600)
+                            .visibilityTimeout(visibilitySeconds)
                             .waitTimeSeconds(wait))
                     .messages();
+            messages = messages.stream().filter(m -> seen.add(m.messageId())).toList();
             if (messages.isEmpty()) {
                 emptyReads++;
                 continue;
@@ -459,8 +675,10 @@ public final class Reconciler {
             for (Message message : messages) {
                 try {
                     JsonNode body = mapper.readTree(message.body());
-                    String position = body.path("shardId").asText() + "/"
-                            + body.path("sequenceNumber").asText();
+                    String position = LedgerEntry.position(
+                            body.path("shardId").asText(),
+                            body.path("sequenceNumber").asText(),
+                            body.path("subSequenceNumber").asLong(0));
                     reasons.computeIfAbsent(position, p -> new ArrayList<>())
                             .add(body.path("reasonCode").asText());
                     if (body.has("payload")) {

@@ -3,7 +3,6 @@ package dev.sluice.verify.reconcile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,7 +75,7 @@ public final class StreamOrder {
         if (shard != 0) {
             return shard;
         }
-        return new BigInteger(a.sequenceNumber()).compareTo(new BigInteger(b.sequenceNumber()));
+        return LedgerEntry.compareInShard(a, b);
     }
 
     private List<String> eventIds(String stream) {
@@ -89,8 +88,15 @@ public final class StreamOrder {
                     .shardIterator();
             while (iterator != null) {
                 String current = iterator;
-                GetRecordsResponse response =
-                        kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
+                GetRecordsResponse response;
+                try {
+                    response = kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
+                } catch (software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException e) {
+                    // the shard's 5 reads/s or 2 MiB/s are shared with the stage reading it: wait, read again
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.time.Duration.ofMillis(250).toNanos());
+                    continue;
+                }
                 for (Record record : response.records()) {
                     try {
                         ids.add(mapper.readTree(record.data().asString(StandardCharsets.UTF_8))

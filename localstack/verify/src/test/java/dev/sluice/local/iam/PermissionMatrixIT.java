@@ -59,12 +59,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       policy carries no MFA condition, so its cells are those of its identity policy with the
  *       resource and key policies, under {@code aws:MultiFactorAuthPresent=false}. Admin reads and
  *       writes every stream (restricted ones too), table, lake prefix and queue; it may not read the
- *       tokenization secret, and has no CloudWatch or Logs reads (the viewer has the dashboards).
+ *       tokenization secret. It sees what the viewer sees (this pipeline's dashboard and alarms,
+ *       metrics) and reads the stages' log groups.
  *   <li><b>keys</b> are usable only through their service ({@code kms:ViaService}): used directly,
  *       every key is denied to every persona and stage role, admin included. The logs key is used by
  *       the Logs service principal only, so nobody's session may decrypt with it even via Logs.
- *   <li><b>logs</b> are read by nobody among the personas and stage roles (no persona is granted
- *       {@code logs:FilterLogEvents}/{@code GetLogEvents}; stages only write their own group).
+ *   <li><b>logs</b> are read by admin only, and only the stages' log groups; stages only write their
+ *       own group.
  * </ul>
  */
 @ExtendWith(LocalAwsExtension.class)
@@ -244,6 +245,22 @@ class PermissionMatrixIT {
                                 definition,
                                 fullGrant));
 
+        if (restricted) {
+            // the same without the stream's resource policy: the streams key's deny, conditioned on
+            // the encryption context Kinesis sends (the stream's ARN), must refuse on its own
+            CloudFormationTemplate keyOnly = without(fullGrant, "AWS::Kinesis::ResourcePolicy", rawStream);
+            outcomes.add(refused(
+                    "analyst granted the raw stream " + raw + " (key and identity policy) and the stream's resource"
+                            + " policy removed",
+                    pipeline,
+                    definition,
+                    keyOnly,
+                    "analyst",
+                    AwsService.KINESIS,
+                    readRaw,
+                    EXPLICIT_RESOURCE_DENY));
+        }
+
         outcomes.add(changesACell(
                 "viewer's GetDashboard widened to *",
                 pipeline,
@@ -317,6 +334,21 @@ class PermissionMatrixIT {
             CloudFormationTemplate template, String logicalId, CloudFormationTemplate.Resource resource) {
         Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
         resources.put(logicalId, resource);
+        return new CloudFormationTemplate(template.stackName(), resources);
+    }
+
+    /** The template without its resources of {@code type} that name {@code logicalId} (e.g. a stream's policy). */
+    private static CloudFormationTemplate without(CloudFormationTemplate template, String type, String logicalId) {
+        Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>();
+        template.resources().forEach((id, resource) -> {
+            boolean names = resource.properties().toString().contains("\"" + logicalId + "\"");
+            if (!(resource.type().equals(type) && names)) {
+                resources.put(id, resource);
+            }
+        });
+        assertThat(resources)
+                .as("%s naming %s", type, logicalId)
+                .hasSizeLessThan(template.resources().size());
         return new CloudFormationTemplate(template.stackName(), resources);
     }
 
@@ -623,8 +655,12 @@ class PermissionMatrixIT {
                             case "sqs" -> admin;
                             default -> false; // secrets: maskers only; logs: the Logs service only
                         };
-            case "observability" -> persona.equals("viewer") && !name.startsWith("other");
-            case "logs" -> false;
+            case "observability" -> (persona.equals("viewer") || admin) && !name.startsWith("other");
+            // admin reads the stages' log groups (not, e.g., a KCL cluster's VPC flow logs)
+            case "logs" ->
+                admin
+                        && definition.stages().keySet().stream()
+                                .anyMatch(stage -> name.equals("/sluice/" + definition.pipeline() + "/" + stage));
             default -> throw new AssertionError("no expectation for " + group);
         };
     }

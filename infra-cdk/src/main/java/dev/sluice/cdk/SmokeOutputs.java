@@ -1,0 +1,69 @@
+package dev.sluice.cdk;
+
+import dev.sluice.core.definition.Persona;
+import software.amazon.awscdk.CfnOutput;
+import software.constructs.Construct;
+
+/**
+ * The stack outputs {@code ./sluice smoke --aws} reads after a deploy: each persona role's ARN (to
+ * {@code sts:AssumeRole} into) and the physical names of the pipeline's streams, tables, queues
+ * and lake bucket, keyed by the definition's logical names. Output ids are stable:
+ * {@code PersonaRole<Persona>}, {@code Stream<Name>}, {@code Table<Name>}, {@code QueueUrl<Name>},
+ * {@code LakeBucket} (names in PascalCase, e.g. {@code PersonaRoleSourceOperator},
+ * {@code TablePaymentsById}).
+ */
+public final class SmokeOutputs {
+
+    private SmokeOutputs() {}
+
+    /** The output holding a persona role's ARN. */
+    public static String personaRole(Persona persona) {
+        return "PersonaRole" + LogicalNames.pascal(persona.yamlName());
+    }
+
+    /** The output holding a stream's physical name. */
+    public static String stream(String logicalName) {
+        return "Stream" + LogicalNames.pascal(logicalName);
+    }
+
+    /** The output holding a table's physical name. */
+    public static String table(String logicalName) {
+        return "Table" + LogicalNames.pascal(logicalName);
+    }
+
+    /** The output holding a queue's URL. */
+    public static String queueUrl(String logicalName) {
+        return "QueueUrl" + LogicalNames.pascal(logicalName);
+    }
+
+    /** The output holding the lake bucket's name. */
+    public static final String LAKE_BUCKET = "LakeBucket";
+
+    /** Declares the outputs of a pipeline stack. */
+    static void declare(PipelineStack stack) {
+        Construct scope = new Construct(stack, "SmokeOutputs");
+        stack.getPersonas()
+                .getRoles()
+                .forEach((persona, role) -> output(
+                        scope,
+                        personaRole(persona),
+                        "ARN of the " + persona.yamlName() + " persona role (./sluice smoke --aws assumes it)",
+                        role.getRoleArn()));
+        stack.getStreams()
+                .forEach((name, stream) ->
+                        output(scope, stream(name), "Kinesis stream " + name, stream.getStreamName()));
+        stack.getTables()
+                .forEach((name, table) -> output(scope, table(name), "DynamoDB table " + name, table.getTableName()));
+        stack.getQueues()
+                .forEach((name, queue) -> output(scope, queueUrl(name), "SQS queue " + name, queue.getQueueUrl()));
+        stack.getLakeBucket().ifPresent(bucket -> output(scope, LAKE_BUCKET, "S3 lake bucket", bucket.getBucketName()));
+    }
+
+    private static void output(Construct scope, String id, String description, String value) {
+        CfnOutput output = CfnOutput.Builder.create(scope, id)
+                .description(description)
+                .value(value)
+                .build();
+        output.overrideLogicalId(id); // stable: ./sluice smoke --aws looks them up by these ids
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sluice.cdk;
+
+import static dev.sluice.cdk.TestApps.getAtt;
+import static dev.sluice.cdk.TestApps.ref;
+
+import dev.sluice.core.definition.Persona;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.assertions.Match;
+import software.amazon.awscdk.assertions.Template;
+
+/** The outputs {@code ./sluice smoke --aws} reads: persona role ARNs and physical names. */
+class SmokeOutputsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyPersonaRoleArnAndEveryPhysicalNameIsAStackOutput() throws Exception {
+        List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), SluiceRoot.locate());
+        PipelineStack payments = TestApps.stack(stacks, "payments");
+        Template template = Template.fromStack(payments);
+        for (Persona persona : Persona.values()) {
+            template.hasOutput(
+                    SmokeOutputs.personaRole(persona),
+                    Match.objectLike(
+                            Map.of("Value", getAtt(payments.getPersonas().getRole(persona), "Arn"))));
+        }
+        template.hasOutput(
+                "StreamPaymentsRaw",
+                Match.objectLike(Map.of("Value", ref(payments.getStreams().get("payments-raw")))));
+        template.hasOutput(
+                "TablePaymentsById",
+                Match.objectLike(Map.of("Value", ref(payments.getTables().get("payments-by-id")))));
+        template.hasOutput(
+                "TableSpendPerCurrencyHourly",
+                Match.objectLike(Map.of("Value", ref(payments.getTables().get("spend-per-currency-hourly")))));
+        template.hasOutput(
+                "QueueUrlPaymentsDlq",
+                Match.objectLike(Map.of("Value", ref(payments.getQueues().get("payments-dlq")))));
+        template.hasOutput(
+                SmokeOutputs.LAKE_BUCKET,
+                Match.objectLike(Map.of("Value", ref(payments.getLakeBucket().orElseThrow()))));
+    }
+}
