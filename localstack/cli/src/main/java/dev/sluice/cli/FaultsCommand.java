@@ -35,7 +35,7 @@ final class FaultsCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  faults [--scenario NAME] [--events N] [--aggregate]",
+                "  faults [--scenario NAME|kcl-cluster] [--events N] [--aggregate]",
                 "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
     }
 
@@ -64,7 +64,8 @@ final class FaultsCommand implements Command {
         List<String> hopChosen = only == null
                 ? HopFaultSuite.scenarios()
                 : HopFaultSuite.scenarios().stream().filter(only::equals).toList();
-        List<String> clusterChosen = only == null
+        // --scenario kcl-cluster: the five partial-cluster KCL scenarios, one stack for all
+        List<String> clusterChosen = only == null || only.equals(KclClusterFaults.GROUP)
                 ? KclClusterFaults.scenarios()
                 : KclClusterFaults.scenarios().stream().filter(only::equals).toList();
         if (chosen.isEmpty() && kclChosen.isEmpty() && hopChosen.isEmpty() && clusterChosen.isEmpty()) {
@@ -72,7 +73,8 @@ final class FaultsCommand implements Command {
                     + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
                     + String.join(", ", KclFaultSuite.scenarios()) + ", "
                     + String.join(", ", HopFaultSuite.scenarios()) + ", "
-                    + String.join(", ", KclClusterFaults.scenarios()) + ")");
+                    + String.join(", ", KclClusterFaults.scenarios()) + "; or " + KclClusterFaults.GROUP
+                    + " for those five)");
         }
         PipelineDefinition payments = context.loader().load(context.root().resolve("pipelines/payments.yaml"));
         context.out()

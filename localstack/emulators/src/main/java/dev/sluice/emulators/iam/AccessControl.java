@@ -28,8 +28,15 @@ public final class AccessControl {
     private final List<Consumer<Decision>> listeners = new CopyOnWriteArrayList<>();
     private final List<Cut> cuts = new CopyOnWriteArrayList<>();
 
-    /** A partition: one access key's calls that the gates black-hole while it lasts. */
-    private record Cut(String accessKeyId, Predicate<ServiceCall> calls) {}
+    /**
+     * A partition: one access key's calls that the gates black-hole while it lasts (each held at most
+     * {@code hold}, then its connection dropped unanswered; {@link java.time.Duration#ZERO}: dropped at
+     * once, as a reset connection).
+     */
+    private record Cut(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration hold) {}
+
+    /** The longest a black-holed request is held before its connection is dropped. */
+    public static final java.time.Duration BLACK_HOLE = java.time.Duration.ofMinutes(5);
 
     public AccessControl(String adminKeyId) {
         this.adminKeyId = adminKeyId;
@@ -71,7 +78,20 @@ public final class AccessControl {
      * its own timeout or a closed connection. Other keys, and this key's other calls, go through.
      */
     public AutoCloseable cut(String accessKeyId, Predicate<ServiceCall> calls) {
-        Cut cut = new Cut(Objects.requireNonNull(accessKeyId, "accessKeyId"), Objects.requireNonNull(calls, "calls"));
+        return cut(accessKeyId, calls, BLACK_HOLE);
+    }
+
+    /**
+     * Cuts one access key off the calls {@code calls} selects, each request held at most {@code hold}
+     * (or until the cut heals) and then dropped unanswered: {@link #BLACK_HOLE} for a silent partition
+     * (the caller waits for its own timeout), {@link java.time.Duration#ZERO} for an unreachable
+     * service whose connections are reset at once (the caller's retries fail fast).
+     */
+    public AutoCloseable cut(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration hold) {
+        Cut cut = new Cut(
+                Objects.requireNonNull(accessKeyId, "accessKeyId"),
+                Objects.requireNonNull(calls, "calls"),
+                Objects.requireNonNull(hold, "hold"));
         cuts.add(cut);
         return () -> {
             cuts.remove(cut);
@@ -83,12 +103,21 @@ public final class AccessControl {
 
     /** Whether a call by this key is cut off right now. */
     public boolean isCut(String accessKeyId, ServiceCall call) {
+        return cutHold(accessKeyId, call) != null;
+    }
+
+    /**
+     * How long a call by this key is held before it is dropped, if it is cut off right now (the
+     * longest hold of the cuts that match it), else null.
+     */
+    public java.time.Duration cutHold(String accessKeyId, ServiceCall call) {
+        java.time.Duration hold = null;
         for (Cut cut : cuts) {
             if (cut.accessKeyId().equals(accessKeyId) && cut.calls().test(call)) {
-                return true;
+                hold = hold == null || cut.hold().compareTo(hold) > 0 ? cut.hold() : hold;
             }
         }
-        return false;
+        return hold;
     }
 
     /**

@@ -187,12 +187,29 @@ public final class LocalKclWorkers implements AutoCloseable {
         EVERYTHING
     }
 
+    /** How a partition treats the requests it cuts. */
+    public enum Drop {
+        /** Held unanswered while the cut lasts, then the connection is dropped: a silent partition. */
+        BLACK_HOLE,
+        /** The connection is dropped at once: an unreachable service, the caller's retries fail fast. */
+        RESET
+    }
+
     /**
      * Cuts one worker off {@code cut} while its process lives, as a network partition would: its
      * requests there get no answer (the gate holds them, then drops the connection) until the
      * returned handle is closed. Needs IAM enforced (each worker's own session key).
      */
     public AutoCloseable partition(LocalKclWorker worker, Cut cut) {
+        return partition(worker, cut, Drop.BLACK_HOLE);
+    }
+
+    /**
+     * Cuts one worker off {@code cut} while its process lives, its requests there black-holed or
+     * reset ({@code drop}) until the returned handle is closed. Needs IAM enforced (each worker's own
+     * session key).
+     */
+    public AutoCloseable partition(LocalKclWorker worker, Cut cut, Drop drop) {
         if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
             throw new IllegalStateException("worker " + worker + " shares its key: partitions need IAM enforced");
         }
@@ -212,11 +229,44 @@ public final class LocalKclWorkers implements AutoCloseable {
             case S3 -> call -> call.service() == dev.sluice.emulators.iam.AwsService.S3;
             case EVERYTHING -> call -> true;
         };
-        LOG.info("partition: worker {} cut off {}", worker, cut);
-        AutoCloseable handle = aws.accessControl().cut(worker.accessKeyId(), calls);
+        LOG.info("partition: worker {} cut off {} ({})", worker, cut, drop);
+        AutoCloseable handle = aws.accessControl()
+                .cut(
+                        worker.accessKeyId(),
+                        calls,
+                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
         return () -> {
             handle.close();
             LOG.info("partition healed: worker {} reaches {} again", worker, cut);
+        };
+    }
+
+    /**
+     * Cuts one worker off some of its sink tables only ({@code tables}, physical names), its requests
+     * there black-holed or reset ({@code drop}) until the returned handle is closed: the writes of a
+     * batch to its other targets go through, those to these tables do not, as when a partition
+     * starts in the middle of a batch.
+     */
+    public AutoCloseable partitionTables(LocalKclWorker worker, java.util.Collection<String> tables, Drop drop) {
+        if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
+            throw new IllegalStateException("worker " + worker + " shares its key: partitions need IAM enforced");
+        }
+        String prefix = "arn:aws:dynamodb:" + aws.region().id() + ":" + aws.accountId() + ":table/";
+        java.util.Set<String> arns = new java.util.HashSet<>();
+        tables.forEach(t -> arns.add(prefix + t));
+        LOG.info("partition: worker {} cut off tables {} ({})", worker, tables, drop);
+        AutoCloseable handle = aws.accessControl()
+                .cut(
+                        worker.accessKeyId(),
+                        call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB
+                                && call.requests().stream()
+                                        .anyMatch(r -> arns.stream()
+                                                .anyMatch(a -> r.resource().equals(a)
+                                                        || r.resource().startsWith(a + "/"))),
+                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
+        return () -> {
+            handle.close();
+            LOG.info("partition healed: worker {} reaches tables {} again", worker, tables);
         };
     }
 

@@ -37,7 +37,7 @@ public final class KclClusterFaults {
 
     /** A worker loses its lease table for longer than the failover time while its sinks still work. */
     public static final String ZOMBIE = "kcl-zombie";
-    /** A worker is cut off every service mid-batch; the partition heals before the failover time. */
+    /** A worker's state tables are cut off mid-batch (its other targets not); the partition heals. */
     public static final String HEALS = "kcl-partition-heals";
     /** A worker cannot reach its sink tables (its lease table it can): its shards wait, then resume. */
     public static final String SINK = "kcl-sink-partitioned";
@@ -45,6 +45,9 @@ public final class KclClusterFaults {
     public static final String SCALE_OUT = "kcl-scale-out";
     /** Workers leave under load: SIGTERM, then one SIGKILL. */
     public static final String SCALE_IN = "kcl-scale-in";
+
+    /** {@code ./sluice faults --scenario kcl-cluster} runs the five scenarios above. */
+    public static final String GROUP = "kcl-cluster";
 
     private static final Logger LOG = LoggerFactory.getLogger(KclClusterFaults.class);
     private static final Duration READY = Duration.ofSeconds(240);
@@ -91,7 +94,7 @@ public final class KclClusterFaults {
     public static String description(String scenario) {
         return switch (scenario) {
             case ZOMBIE -> "a KCL worker loses its lease table past the failover time; its sinks still work";
-            case HEALS -> "a KCL worker is cut off every service mid-batch; the partition heals";
+            case HEALS -> "a KCL worker's state tables are cut off mid-batch; the partition heals";
             case SINK -> "a KCL worker cannot reach its sink tables; its shards wait, then resume";
             case SCALE_OUT -> "KCL workers are added under load";
             case SCALE_IN -> "KCL workers leave under load (SIGTERM, then one SIGKILL)";
@@ -112,7 +115,11 @@ public final class KclClusterFaults {
         Optional<Double> dip = Optional.empty();
         int planned = 1;
         int fired = 0;
-        KclViewsRun run = KclViewsRun.provision(aws, ResourceNames.random(), repository, false, KclTimings.LOCAL);
+        // a shard for every worker of the large cluster: KCL's lease-count balancing gives a joining
+        // worker a lease only when the others hold more than ceil(shards / workers) (or 1)
+        int shardCount = Math.max(KclViewsRun.INPUT_SHARDS, largeCluster);
+        KclViewsRun run =
+                KclViewsRun.provision(aws, ResourceNames.random(), repository, false, KclTimings.LOCAL, shardCount);
         Reconciliation r = null;
         StreamOrder.Result order = null;
         StateSampler sampler = null;
@@ -123,40 +130,104 @@ public final class KclClusterFaults {
             int half = events / 2;
             run.produce(half, BAD_EVERY);
             awaitRecords(run, Math.max(1, half / 4));
+            // the fault hits a settled cluster: every worker holds its share of the leases (the first
+            // worker starts with all of them and the leader hands some over), none being handed over
+            await("every worker holds a lease", () -> {
+                Set<String> owners = Set.copyOf(run.workers().owners().values());
+                return workers.stream().allMatch(w -> owners.contains(w.workerId()))
+                        && run.workers().handoffsPending().isEmpty();
+            });
             LocalKclWorker victim = workers.get(0);
             Set<String> shards = shardsOf(run, victim);
             Instant fault = Instant.now();
             switch (scenario) {
                 case ZOMBIE -> {
-                    try (AutoCloseable cut = run.workers().partition(victim, LocalKclWorkers.Cut.LEASE_TABLE)) {
-                        fired++;
-                        // the zombie still reads and writes its sinks; its lease renewals get no answer
+                    planned = 2;
+                    // 1. the zombie loses DynamoDB, lease table and sink tables, black-holed: its lease
+                    // renewals and checkpoints get no answer, and the batch it is processing (records
+                    // keep coming) hangs on its sink writes
+                    AutoCloseable leaseCut = run.workers().partition(victim, LocalKclWorkers.Cut.LEASE_TABLE);
+                    Instant sinksHealed;
+                    try (AutoCloseable sinkCut = run.workers().partition(victim, LocalKclWorkers.Cut.SINK_TABLES)) {
                         run.produce((events - half) / 2, BAD_EVERY);
-                        await("another worker owns every shard of " + victim.workerId(), () -> {
+                        // 2. its leases expire; another worker takes its shards and processes past
+                        // everything produced so far, the zombie's held batch included
+                        Map<String, String> produced = run.lastSequenceByShard();
+                        await("another worker owns and processed every shard of " + victim.workerId(), () -> {
                             Map<String, String> owners = run.workers().owners();
+                            Map<String, String> checkpoints = run.workers().checkpoints();
                             return shards.stream()
                                     .allMatch(s -> owners.containsKey(s)
-                                            && !owners.get(s).equals(victim.workerId()));
+                                            && !owners.get(s).equals(victim.workerId())
+                                            && (!produced.containsKey(s)
+                                                    || LocalKclWorkers.past(checkpoints.get(s), produced.get(s))));
                         });
-                        run.produce(events - half - (events - half) / 2, BAD_EVERY);
-                        hold(Duration.ofSeconds(2));
+                        fired++;
+                        sinksHealed = Instant.now();
                     }
+                    // 3. its sinks heal, its lease table does not: the held writes are dropped, the SDK
+                    // sends them again and they land now, older than what the new owner wrote
+                    try (leaseCut) {
+                        try {
+                            await(
+                                    "the zombie finished a batch after its sinks healed",
+                                    () -> run.metrics().stream()
+                                            .anyMatch(m -> m.path("workerId")
+                                                            .asText()
+                                                            .equals(victim.workerId())
+                                                    && m.path("Records").asLong() > 0
+                                                    && m.path("FailedBatches").asLong() == 0
+                                                    && m.path("_aws")
+                                                                    .path("Timestamp")
+                                                                    .asLong()
+                                                            >= sinksHealed.toEpochMilli()));
+                            fired++;
+                        } catch (IllegalStateException e) {
+                            problems.add("no late write: " + e.getMessage());
+                        }
+                    }
+                    // 4. the lease table heals: its checkpoint is refused (lease lost); records keep coming
+                    run.produce(events - half - (events - half) / 2, BAD_EVERY);
                     if (!victim.isAlive()) {
                         problems.add("the zombie's process died");
                     }
                 }
                 case HEALS -> {
-                    // records in flight when the worker is cut off every service, healed before failover
-                    run.produce((events - half) / 2, BAD_EVERY);
-                    try (AutoCloseable cut = run.workers().partition(victim, LocalKclWorkers.Cut.EVERYTHING)) {
-                        fired++;
-                        hold(Duration.ofSeconds(2));
+                    // the partition starts mid-batch: the worker's state tables are unreachable (connections
+                    // reset), its aggregate and output stream are not, so each batch it reads now lands in
+                    // part; it processes the rest again and again until the partition heals
+                    Map<String, String> tables = run.pipeline().resources().tables();
+                    try (AutoCloseable cut = run.workers()
+                            .partitionTables(
+                                    victim,
+                                    List.of(tables.get("views-by-id"), tables.get("views-latest")),
+                                    LocalKclWorkers.Drop.RESET)) {
+                        run.produce((events - half) / 2, BAD_EVERY);
+                        try {
+                            await(
+                                    "a batch of " + victim.workerId() + " failed in part",
+                                    () -> run.metrics().stream()
+                                            .anyMatch(m -> m.path("workerId")
+                                                            .asText()
+                                                            .equals(victim.workerId())
+                                                    && m.path("FailedBatches").asLong() > 0
+                                                    && m.path("_aws")
+                                                                    .path("Timestamp")
+                                                                    .asLong()
+                                                            >= fault.toEpochMilli()));
+                            fired++;
+                        } catch (IllegalStateException e) {
+                            problems.add("the partition cut no batch: " + e.getMessage());
+                        }
                     }
                     run.produce(events - half - (events - half) / 2, BAD_EVERY);
                 }
                 case SINK -> {
                     Map<String, String> before = run.workers().checkpoints();
-                    try (AutoCloseable cut = run.workers().partition(victim, LocalKclWorkers.Cut.SINK_TABLES)) {
+                    // unreachable, connections reset at once: the worker's sink writes fail fast and
+                    // its batches are not durable, again and again, for longer than the failover time
+                    try (AutoCloseable cut = run.workers()
+                            .partition(victim, LocalKclWorkers.Cut.SINK_TABLES, LocalKclWorkers.Drop.RESET)) {
                         fired++;
                         run.produce(events - half, BAD_EVERY);
                         Map<String, String> last = run.lastSequenceByShard();
@@ -218,7 +289,7 @@ public final class KclClusterFaults {
                                             .map(LocalKclWorker::workerId)
                                             .collect(java.util.stream.Collectors.toSet())
                                             .containsAll(owners)
-                                    && run.workers().owners().size() == 4;
+                                    && run.workers().owners().size() == shardCount;
                         });
                         takeover = run.takeoverSeconds(killed.workerId(), killedShards, death);
                     }
@@ -249,6 +320,7 @@ public final class KclClusterFaults {
             if (order.violations() > 0) {
                 problems.add("order violations: " + order.examples());
             }
+            problems.addAll(latestViews(run));
             if (!sampler.regressions().isEmpty()) {
                 problems.add("state regressions: "
                         + sampler.regressions().stream().limit(5).toList());
@@ -294,6 +366,8 @@ public final class KclClusterFaults {
                         new StateSampler.Watched(
                                 tables.get("views-by-id"), new StateRegressions("pk", Set.of("position"), null)),
                         new StateSampler.Watched(
+                                tables.get("views-latest"), new StateRegressions("pk", Set.of("position"), null)),
+                        new StateSampler.Watched(
                                 tables.get("views-per-minute"),
                                 new StateRegressions("pk", Set.of("version", "count"), "wm_"))),
                 Duration.ofMillis(300));
@@ -334,6 +408,41 @@ public final class KclClusterFaults {
                 })
                 .mapToLong(m -> m.path("Records").asLong())
                 .sum();
+    }
+
+    /**
+     * The lost-write check of the latest-state table: each page's item must hold the page's last
+     * valid view (the ledger's newest position of that key); an older one means a write was lost or
+     * rolled back after the sampler's last look.
+     */
+    private List<String> latestViews(KclViewsRun run) {
+        Map<String, dev.sluice.verify.reconcile.LedgerEntry> last = new java.util.HashMap<>();
+        for (dev.sluice.verify.reconcile.LedgerEntry entry : run.ledger()) {
+            if (entry.event().expectedReason() == null) {
+                last.merge(entry.event().partitionKey(), entry, (a, b) -> compare(a, b) >= 0 ? a : b);
+            }
+        }
+        Map<String, String> stored = new java.util.HashMap<>();
+        aws.dynamoDb()
+                .scanPaginator(
+                        b -> b.tableName(run.pipeline().resources().tables().get("views-latest"))
+                                .consistentRead(true))
+                .items()
+                .forEach(item ->
+                        stored.put(item.get("pk").s(), item.get("eventId").s()));
+        List<String> problems = new ArrayList<>();
+        last.forEach((page, entry) -> {
+            if (!entry.event().eventId().equals(stored.get(page))) {
+                problems.add("views-latest " + page + " holds " + stored.get(page) + ", not its last view "
+                        + entry.event().eventId() + " at " + entry.position());
+            }
+        });
+        return problems;
+    }
+
+    private static int compare(dev.sluice.verify.reconcile.LedgerEntry a, dev.sluice.verify.reconcile.LedgerEntry b) {
+        int shard = a.shardId().compareTo(b.shardId());
+        return shard != 0 ? shard : dev.sluice.verify.reconcile.LedgerEntry.compareInShard(a, b);
     }
 
     private static Set<String> shardsOf(KclViewsRun run, LocalKclWorker worker) {

@@ -21,7 +21,7 @@ class KclClusterFaultsIT {
 
     @Test
     void aZombieThatLostItsLeaseTableIsTakenOverAndItsLateWritesAreAbsorbed(LocalAws aws) {
-        KclClusterFaults.ClusterRow result = new KclClusterFaults(aws, ROOT, 2, 3).run(KclClusterFaults.ZOMBIE, EVENTS);
+        KclClusterFaults.ClusterRow result = new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.ZOMBIE, EVENTS);
 
         assertPassed(result);
         assertThat(result.takeoverSeconds()).as("takeover measured").isPresent();
@@ -31,18 +31,18 @@ class KclClusterFaultsIT {
 
     @Test
     void aPartitionThatHealsMidBatchLosesNothingAndAppliesNothingTwice(LocalAws aws) {
-        assertPassed(new KclClusterFaults(aws, ROOT, 2, 3).run(KclClusterFaults.HEALS, EVENTS));
+        assertPassed(new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.HEALS, EVENTS));
     }
 
     @Test
     void aWorkerCutOffItsSinksHoldsItsShardsWithoutSkippingAndRecovers(LocalAws aws) {
-        assertPassed(new KclClusterFaults(aws, ROOT, 2, 3).run(KclClusterFaults.SINK, EVENTS));
+        assertPassed(new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SINK, EVENTS));
     }
 
     @Test
     void workersAddedUnderLoadShareTheShardsWithoutLossOrDuplicateEffect(LocalAws aws) {
         KclClusterFaults.ClusterRow result =
-                new KclClusterFaults(aws, ROOT, 2, 3).run(KclClusterFaults.SCALE_OUT, EVENTS);
+                new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SCALE_OUT, EVENTS);
         assertPassed(result);
         System.out.printf(
                 "kcl-scale-out: hand-off %.1f s, dip %s%n",
