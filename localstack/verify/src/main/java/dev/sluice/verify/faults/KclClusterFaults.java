@@ -137,7 +137,15 @@ public final class KclClusterFaults {
                 return workers.stream().allMatch(w -> owners.contains(w.workerId()))
                         && run.workers().handoffsPending().isEmpty();
             });
-            LocalKclWorker victim = workers.get(0);
+            // the victim: the worker holding the most leases right now (a loaded machine may have
+            // moved leases since the cluster settled)
+            Map<String, String> ownersNow = run.workers().owners();
+            LocalKclWorker victim = workers.stream()
+                    .filter(LocalKclWorker::isAlive)
+                    .max(java.util.Comparator.comparingLong(w -> ownersNow.values().stream()
+                            .filter(w.workerId()::equals)
+                            .count()))
+                    .orElseThrow();
             Set<String> shards = shardsOf(run, victim);
             Instant fault = Instant.now();
             switch (scenario) {
@@ -253,7 +261,10 @@ public final class KclClusterFaults {
                     }
                 }
                 case SCALE_OUT, SCALE_IN -> {
-                    Thread producer = new Thread(() -> run.produce(events - half, BAD_EVERY), "scale-producer");
+                    // scale-in keeps a part of the records for after the SIGKILL (its takeover is the
+                    // first batch another worker processes on the killed worker's shards)
+                    int during = scenario.equals(SCALE_IN) ? (events - half) / 2 : events - half;
+                    Thread producer = new Thread(() -> run.produce(during, BAD_EVERY), "scale-producer");
                     producer.start();
                     if (scenario.equals(SCALE_OUT)) {
                         List<LocalKclWorker> added = new ArrayList<>();
@@ -282,6 +293,12 @@ public final class KclClusterFaults {
                         Instant death = Instant.now();
                         killed.kill();
                         fired++;
+                        try {
+                            producer.join();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        run.produce(events - half - during, BAD_EVERY);
                         await("the remaining workers own every shard", () -> {
                             Set<String> owners =
                                     Set.copyOf(run.workers().owners().values());
