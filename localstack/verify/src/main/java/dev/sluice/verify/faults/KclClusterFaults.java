@@ -68,6 +68,9 @@ public final class KclClusterFaults {
             Optional<Double> dipPercent,
             List<StateRegressions.Regression> regressions) {}
 
+    /** The worker scale-in kills, its shards, and when. */
+    private record Killed(String workerId, Set<String> shards, Instant death) {}
+
     private final LocalAws aws;
     private final Path repository;
     private final int smallCluster;
@@ -113,6 +116,7 @@ public final class KclClusterFaults {
         List<String> problems = new ArrayList<>();
         Optional<Double> takeover = Optional.empty();
         Optional<Double> dip = Optional.empty();
+        Optional<Killed> killedWorker = Optional.empty();
         int planned = 1;
         int fired = 0;
         // a shard for every worker of the large cluster: KCL's lease-count balancing gives a joining
@@ -308,7 +312,7 @@ public final class KclClusterFaults {
                                             .containsAll(owners)
                                     && run.workers().owners().size() == shardCount;
                         });
-                        takeover = run.takeoverSeconds(killed.workerId(), killedShards, death);
+                        killedWorker = Optional.of(new Killed(killed.workerId(), killedShards, death));
                     }
                     try {
                         producer.join();
@@ -320,6 +324,14 @@ public final class KclClusterFaults {
                 default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
             }
             run.awaitProcessed(STALL);
+            if (killedWorker.isPresent()) {
+                // the first batch another worker processed on the killed worker's shards
+                Killed k = killedWorker.get();
+                takeover = run.takeoverSeconds(k.workerId(), k.shards(), k.death());
+                if (!k.shards().isEmpty() && takeover.isEmpty()) {
+                    problems.add("no other worker processed the shards " + k.shards() + " of " + k.workerId());
+                }
+            }
             if (scenario.equals(ZOMBIE)) {
                 // the new owners' first batch on the zombie's shards, from the moment it was cut off
                 takeover = run.takeoverSeconds(victim.workerId(), shards, fault);
