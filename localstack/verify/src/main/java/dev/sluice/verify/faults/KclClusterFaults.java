@@ -35,7 +35,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class KclClusterFaults {
 
-    /** A worker loses its lease table for longer than the failover time while its sinks still work. */
+    /**
+     * A worker loses DynamoDB (lease table and sink tables) for longer than the failover time; once
+     * another worker has processed its shards, its sinks heal but its lease table does not, and its
+     * held writes land late.
+     */
     public static final String ZOMBIE = "kcl-zombie";
     /** A worker's state tables are cut off mid-batch (its other targets not); the partition heals. */
     public static final String HEALS = "kcl-partition-heals";
@@ -96,7 +100,8 @@ public final class KclClusterFaults {
     /** What each scenario does, for the table. */
     public static String description(String scenario) {
         return switch (scenario) {
-            case ZOMBIE -> "a KCL worker loses its lease table past the failover time; its sinks still work";
+            case ZOMBIE ->
+                "a KCL worker loses DynamoDB past the failover time; its sinks heal first, its held writes land late";
             case HEALS -> "a KCL worker's state tables are cut off mid-batch; the partition heals";
             case SINK -> "a KCL worker cannot reach its sink tables; its shards wait, then resume";
             case SCALE_OUT -> "KCL workers are added under load";
