@@ -7,6 +7,7 @@ import dev.sluice.local.iam.LocalIam;
 import dev.sluice.verify.faults.FaultScenario;
 import dev.sluice.verify.faults.FaultSuite;
 import dev.sluice.verify.faults.HopFaultSuite;
+import dev.sluice.verify.faults.KclClusterFaults;
 import dev.sluice.verify.faults.KclFaultSuite;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ final class FaultsCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  faults [--scenario NAME] [--events N] [--aggregate]",
+                "  faults [--scenario NAME|kcl-cluster] [--events N] [--aggregate]",
                 "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
     }
 
@@ -63,11 +64,17 @@ final class FaultsCommand implements Command {
         List<String> hopChosen = only == null
                 ? HopFaultSuite.scenarios()
                 : HopFaultSuite.scenarios().stream().filter(only::equals).toList();
-        if (chosen.isEmpty() && kclChosen.isEmpty() && hopChosen.isEmpty()) {
+        // --scenario kcl-cluster: the five partial-cluster KCL scenarios, one stack for all
+        List<String> clusterChosen = only == null || only.equals(KclClusterFaults.GROUP)
+                ? KclClusterFaults.scenarios()
+                : KclClusterFaults.scenarios().stream().filter(only::equals).toList();
+        if (chosen.isEmpty() && kclChosen.isEmpty() && hopChosen.isEmpty() && clusterChosen.isEmpty()) {
             throw new UsageException("unknown scenario '" + only + "' (one of: "
                     + all.stream().map(FaultScenario::name).collect(Collectors.joining(", ")) + ", "
                     + String.join(", ", KclFaultSuite.scenarios()) + ", "
-                    + String.join(", ", HopFaultSuite.scenarios()) + ")");
+                    + String.join(", ", HopFaultSuite.scenarios()) + ", "
+                    + String.join(", ", KclClusterFaults.scenarios()) + "; or " + KclClusterFaults.GROUP
+                    + " for those five)");
         }
         PipelineDefinition payments = context.loader().load(context.root().resolve("pipelines/payments.yaml"));
         context.out()
@@ -79,6 +86,7 @@ final class FaultsCommand implements Command {
         Path work = context.root().resolve("localstack/.run/faults");
         List<FaultSuite.Row> rows = new ArrayList<>();
         Map<String, Double> takeovers = new java.util.LinkedHashMap<>();
+        Map<String, Double> dips = new java.util.LinkedHashMap<>();
         try {
             java.nio.file.Files.createDirectories(work);
         } catch (java.io.IOException e) {
@@ -137,6 +145,27 @@ final class FaultsCommand implements Command {
                     printOutcome(row);
                 }
             }
+            // partitioned and zombie workers, scale out (2 → 6) and in (6 → 2) under load
+            KclClusterFaults cluster = new KclClusterFaults(aws, context.root(), 2, 6);
+            if (!clusterChosen.isEmpty() && !cluster.available()) {
+                context.out()
+                        .println("  KCL cluster scenarios skipped: the KCL app is not built or IAM is off"
+                                + " (partitions need each worker's own key)");
+            } else {
+                for (String scenario : clusterChosen) {
+                    context.out()
+                            .printf(
+                                    Locale.ROOT,
+                                    "  running %-24s %s …%n",
+                                    scenario,
+                                    KclClusterFaults.description(scenario));
+                    KclClusterFaults.ClusterRow clusterRow = cluster.run(scenario, Math.min(events, 600));
+                    rows.add(clusterRow.row());
+                    clusterRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
+                    clusterRow.dipPercent().ifPresent(d -> dips.put(scenario, d));
+                    printOutcome(clusterRow.row());
+                }
+            }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
             context.out().println(dev.sluice.local.limits.LocalLimits.summary(aws));
             iamFields = LocalIam.resultFields(aws) + " " + dev.sluice.local.limits.LocalLimits.resultFields(aws);
@@ -151,7 +180,7 @@ final class FaultsCommand implements Command {
                 .printf(
                         Locale.ROOT,
                         "RESULT scenarios=%d failed=%d events=%d lost=%d duplicate_effects=%d order_violations=%d"
-                                + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s %s%n",
+                                + " faults_planned=%d faults_fired=%d kcl_takeover_seconds=%s scale_dip_percent=%s %s%n",
                         rows.size(),
                         failed,
                         rows.stream().mapToLong(FaultSuite.Row::events).sum(),
@@ -167,6 +196,11 @@ final class FaultsCommand implements Command {
                                         .max(Double::compare)
                                         .map(t -> String.format(Locale.ROOT, "%.1f", t))
                                         .orElse("n/a"),
+                        // the deepest throughput dip of the scale scenarios
+                        dips.values().stream()
+                                .max(Double::compare)
+                                .map(d -> String.format(Locale.ROOT, "%.0f", d))
+                                .orElse("n/a"),
                         iamFields);
         return failed == 0 ? 0 : 1;
     }

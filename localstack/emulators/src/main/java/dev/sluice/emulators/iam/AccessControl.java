@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,17 @@ public final class AccessControl {
     private final AtomicLong denied = new AtomicLong();
     private final List<Decision> recent = new ArrayList<>();
     private final List<Consumer<Decision>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Cut> cuts = new CopyOnWriteArrayList<>();
+
+    /**
+     * A partition: one access key's calls that the gates black-hole while it lasts (each held at most
+     * {@code hold}, then its connection dropped unanswered; {@link java.time.Duration#ZERO}: dropped at
+     * once, as a reset connection).
+     */
+    private record Cut(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration hold) {}
+
+    /** The longest a black-holed request is held before its connection is dropped. */
+    public static final java.time.Duration BLACK_HOLE = java.time.Duration.ofMinutes(5);
 
     public AccessControl(String adminKeyId) {
         this.adminKeyId = adminKeyId;
@@ -57,6 +69,79 @@ public final class AccessControl {
     public AutoCloseable onDenial(Consumer<Decision> listener) {
         listeners.add(listener);
         return () -> listeners.remove(listener);
+    }
+
+    /**
+     * Cuts one access key off the calls {@code calls} selects, as a network partition would: the gates
+     * hold such requests without answering until the cut is healed (closing the returned handle), then
+     * drop the connection — the request never reaches the emulator and the caller sees no answer, only
+     * its own timeout or a closed connection. Other keys, and this key's other calls, go through.
+     */
+    public AutoCloseable cut(String accessKeyId, Predicate<ServiceCall> calls) {
+        return cut(accessKeyId, calls, BLACK_HOLE);
+    }
+
+    /**
+     * Cuts one access key off the calls {@code calls} selects, each request held at most {@code hold}
+     * (or until the cut heals) and then dropped unanswered: {@link #BLACK_HOLE} for a silent partition
+     * (the caller waits for its own timeout), {@link java.time.Duration#ZERO} for an unreachable
+     * service whose connections are reset at once (the caller's retries fail fast).
+     */
+    public AutoCloseable cut(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration hold) {
+        Cut cut = new Cut(
+                Objects.requireNonNull(accessKeyId, "accessKeyId"),
+                Objects.requireNonNull(calls, "calls"),
+                Objects.requireNonNull(hold, "hold"));
+        cuts.add(cut);
+        return () -> {
+            cuts.remove(cut);
+            synchronized (cuts) {
+                cuts.notifyAll();
+            }
+        };
+    }
+
+    /** Whether a call by this key is cut off right now. */
+    public boolean isCut(String accessKeyId, ServiceCall call) {
+        return cutHold(accessKeyId, call) != null;
+    }
+
+    /**
+     * How long a call by this key is held before it is dropped, if it is cut off right now (the
+     * longest hold of the cuts that match it), else null.
+     */
+    public java.time.Duration cutHold(String accessKeyId, ServiceCall call) {
+        java.time.Duration hold = null;
+        for (Cut cut : cuts) {
+            if (cut.accessKeyId().equals(accessKeyId) && cut.calls().test(call)) {
+                hold = hold == null || cut.hold().compareTo(hold) > 0 ? cut.hold() : hold;
+            }
+        }
+        return hold;
+    }
+
+    /**
+     * Holds a cut-off call until its cut heals or {@code max} passes.
+     *
+     * @return whether it is still cut off
+     */
+    public boolean holdWhileCut(String accessKeyId, ServiceCall call, java.time.Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        synchronized (cuts) {
+            while (isCut(accessKeyId, call)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return true;
+                }
+                try {
+                    cuts.wait(Math.max(1, Math.min(left / 1_000_000, 500)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Authorizes one call, counting and logging a denial (one line: principal, action, resource, reason). */

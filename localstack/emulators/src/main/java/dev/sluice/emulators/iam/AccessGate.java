@@ -245,6 +245,15 @@ public final class AccessGate implements AutoCloseable {
             GateRequest request =
                     new GateRequest(exchange.getRequestMethod(), uri.getRawPath(), uri.getRawQuery(), headers, body);
             ServiceCall call = mapper.map(service, request, iteratorStreams::get);
+            Duration hold = control.cutHold(request.accessKeyId(), call);
+            if (hold != null) {
+                // a partition: no answer while it lasts (at most the cut's hold), then the connection is
+                // dropped unanswered; the request never reaches the emulator
+                if (!hold.isZero()) {
+                    control.holdWhileCut(request.accessKeyId(), call, hold);
+                }
+                throw new IOException("partitioned: " + service + " " + call.operation() + " dropped unanswered");
+            }
             delay(call);
             Decision decision = control.authorize(request.accessKeyId(), call);
             KinesisLimitGate kinesisLimits = this.limits;

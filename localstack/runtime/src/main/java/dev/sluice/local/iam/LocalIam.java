@@ -43,6 +43,7 @@ public final class LocalIam implements Authorizer, AutoCloseable {
     private final PolicyEvaluator evaluator;
     private final Map<String, AccessModel> models = new LinkedHashMap<>();
     private volatile Map<String, Principals> byKey = Map.of();
+    private final Map<String, String> sessionKeys = new LinkedHashMap<>();
     private final Map<String, Decision> cache = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     private final AtomicLong lookups = new AtomicLong();
@@ -90,12 +91,36 @@ public final class LocalIam implements Authorizer, AutoCloseable {
         Map<String, Principals> keys = new LinkedHashMap<>();
         models.values()
                 .forEach(m -> m.principals().values().forEach(p -> keys.put(p.accessKeyId(), new Principals(m, p))));
+        sessionKeys.forEach((session, role) -> {
+            Principals principals = keys.get(role);
+            if (principals != null) {
+                keys.put(session, principals);
+            }
+        });
         byKey = Map.copyOf(keys);
         // decisions under way for the previous models must not be cached (see decide)
         generation.incrementAndGet();
         cache.clear();
         LOG.info(
                 "IAM enforced for {} ({} unresolved)", model, model.unresolved().size());
+    }
+
+    /**
+     * Gives a role one more access key, as AWS gives each ECS task (or Lambda sandbox) its own
+     * temporary credentials of the same role: requests signed with {@code sessionKeyId} are the
+     * role's. The gates can tell its callers apart (a partition cuts one of them off).
+     *
+     * @param roleKeyId the role's own local key
+     */
+    public synchronized void addSessionKey(String sessionKeyId, String roleKeyId) {
+        Principals principals = byKey.get(roleKeyId);
+        if (principals == null) {
+            throw new IllegalArgumentException("no role has the access key " + roleKeyId);
+        }
+        sessionKeys.put(sessionKeyId, roleKeyId);
+        Map<String, Principals> keys = new LinkedHashMap<>(byKey);
+        keys.put(sessionKeyId, principals);
+        byKey = Map.copyOf(keys);
     }
 
     /** The deployed model of a stack, if any. */

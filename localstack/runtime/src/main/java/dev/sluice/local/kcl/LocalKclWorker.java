@@ -24,11 +24,13 @@ public final class LocalKclWorker {
     private final Process process;
     private final int httpPort;
     private final Path log;
+    private final String accessKeyId;
     private final Instant startedAt;
     private volatile Instant endedAt;
 
-    LocalKclWorker(String workerId, Process process, int httpPort, Path log) {
+    LocalKclWorker(String workerId, Process process, int httpPort, Path log, String accessKeyId) {
         this.workerId = workerId;
+        this.accessKeyId = accessKeyId;
         this.process = process;
         this.httpPort = httpPort;
         this.log = log;
@@ -37,6 +39,11 @@ public final class LocalKclWorker {
 
     public String workerId() {
         return workerId;
+    }
+
+    /** The access key id this worker signs with (its own session key of the stage's task role when IAM is enforced). */
+    public String accessKeyId() {
+        return accessKeyId;
     }
 
     public long pid() {

@@ -110,6 +110,10 @@ public final class LocalKclWorkers implements AutoCloseable {
         int port = freePort();
         Map<String, String> env = new LinkedHashMap<>(environment);
         env.put("SLUICE_KCL_WORKER_ID", workerId);
+        String accessKeyId = sessionKey(workerId, env.get("AWS_ACCESS_KEY_ID"));
+        if (accessKeyId != null) {
+            env.put("AWS_ACCESS_KEY_ID", accessKeyId);
+        }
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         // Quarkus listens on all interfaces by default: the health and lease endpoints stay on this machine
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
@@ -133,13 +137,137 @@ public final class LocalKclWorkers implements AutoCloseable {
             builder.environment().putAll(env);
             builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
             Process process = builder.start();
-            LocalKclWorker worker = new LocalKclWorker(workerId, process, port, log);
+            LocalKclWorker worker = new LocalKclWorker(workerId, process, port, log, env.get("AWS_ACCESS_KEY_ID"));
             workers.add(worker);
             LOG.info("started KCL worker {} for stage {} (log {})", worker, stage, log);
             return worker;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a KCL worker", e);
         }
+    }
+
+    /**
+     * Each worker's own access key: in AWS every ECS task of the service gets its own temporary
+     * credentials of the task role; locally each worker gets a session key the local IAM maps to the
+     * stage's role, so that the gates can tell workers apart ({@link #partition}). Null (the stage's
+     * key is shared) when IAM is not enforced.
+     */
+    private String sessionKey(String workerId, String roleKeyId) {
+        if (roleKeyId == null || roleKeyId.equals(LocalAws.ACCESS_KEY_ID)) {
+            return null;
+        }
+        return dev.sluice.local.iam.LocalIam.of(aws)
+                .map(iam -> {
+                    String key = "ASIA"
+                            + java.util.HexFormat.of()
+                                    .formatHex(java.nio.ByteBuffer.allocate(8)
+                                            .putLong(java.util.concurrent.ThreadLocalRandom.current()
+                                                    .nextLong())
+                                            .array())
+                                    .toUpperCase(java.util.Locale.ROOT);
+                    iam.addSessionKey(key, roleKeyId);
+                    LOG.info(
+                            "KCL worker {} signs with its own session key {} of role key {}", workerId, key, roleKeyId);
+                    return key;
+                })
+                .orElse(null);
+    }
+
+    /** What a partition cuts a worker off from. */
+    public enum Cut {
+        /** The stage's lease table only (leases, checkpoints, KCL's coordinator state). */
+        LEASE_TABLE,
+        /** Every DynamoDB table: the lease table and the DynamoDB sinks. */
+        DYNAMODB,
+        /** Every DynamoDB table but the lease table: the stage's table and aggregate sinks. */
+        SINK_TABLES,
+        /** S3 (the lake sink and its objects). */
+        S3,
+        /** Every service. */
+        EVERYTHING
+    }
+
+    /** How a partition treats the requests it cuts. */
+    public enum Drop {
+        /** Held unanswered while the cut lasts, then the connection is dropped: a silent partition. */
+        BLACK_HOLE,
+        /** The connection is dropped at once: an unreachable service, the caller's retries fail fast. */
+        RESET
+    }
+
+    /**
+     * Cuts one worker off {@code cut} while its process lives, as a network partition would: its
+     * requests there get no answer (the gate holds them, then drops the connection) until the
+     * returned handle is closed. Needs IAM enforced (each worker's own session key).
+     */
+    public AutoCloseable partition(LocalKclWorker worker, Cut cut) {
+        return partition(worker, cut, Drop.BLACK_HOLE);
+    }
+
+    /**
+     * Cuts one worker off {@code cut} while its process lives, its requests there black-holed or
+     * reset ({@code drop}) until the returned handle is closed. Needs IAM enforced (each worker's own
+     * session key).
+     */
+    public AutoCloseable partition(LocalKclWorker worker, Cut cut, Drop drop) {
+        if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
+            throw new IllegalStateException("worker " + worker + " shares its key: partitions need IAM enforced");
+        }
+        String leaseArn = "arn:aws:dynamodb:" + aws.region().id() + ":" + aws.accountId() + ":table/" + leaseTable;
+        java.util.function.Predicate<dev.sluice.emulators.iam.ServiceCall> calls = switch (cut) {
+            case LEASE_TABLE ->
+                call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB
+                        && call.requests().stream()
+                                .anyMatch(r -> r.resource().equals(leaseArn)
+                                        || r.resource().startsWith(leaseArn + "/"));
+            case DYNAMODB -> call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB;
+            case SINK_TABLES ->
+                call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB
+                        && call.requests().stream()
+                                .noneMatch(r -> r.resource().equals(leaseArn)
+                                        || r.resource().startsWith(leaseArn + "/"));
+            case S3 -> call -> call.service() == dev.sluice.emulators.iam.AwsService.S3;
+            case EVERYTHING -> call -> true;
+        };
+        LOG.info("partition: worker {} cut off {} ({})", worker, cut, drop);
+        AutoCloseable handle = aws.accessControl()
+                .cut(
+                        worker.accessKeyId(),
+                        calls,
+                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
+        return () -> {
+            handle.close();
+            LOG.info("partition healed: worker {} reaches {} again", worker, cut);
+        };
+    }
+
+    /**
+     * Cuts one worker off some of its sink tables only ({@code tables}, physical names), its requests
+     * there black-holed or reset ({@code drop}) until the returned handle is closed: the writes of a
+     * batch to its other targets go through, those to these tables do not, as when a partition
+     * starts in the middle of a batch.
+     */
+    public AutoCloseable partitionTables(LocalKclWorker worker, java.util.Collection<String> tables, Drop drop) {
+        if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
+            throw new IllegalStateException("worker " + worker + " shares its key: partitions need IAM enforced");
+        }
+        String prefix = "arn:aws:dynamodb:" + aws.region().id() + ":" + aws.accountId() + ":table/";
+        java.util.Set<String> arns = new java.util.HashSet<>();
+        tables.forEach(t -> arns.add(prefix + t));
+        LOG.info("partition: worker {} cut off tables {} ({})", worker, tables, drop);
+        AutoCloseable handle = aws.accessControl()
+                .cut(
+                        worker.accessKeyId(),
+                        call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB
+                                && call.requests().stream()
+                                        .anyMatch(r -> arns.stream()
+                                                .anyMatch(a -> r.resource().equals(a)
+                                                        || r.resource().startsWith(a + "/"))),
+                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
+        return () -> {
+            handle.close();
+            LOG.info("partition healed: worker {} reaches tables {} again", worker, tables);
+        };
     }
 
     /**

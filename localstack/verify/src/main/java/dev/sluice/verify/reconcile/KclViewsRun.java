@@ -48,6 +48,9 @@ public final class KclViewsRun implements AutoCloseable {
     public static final String INPUT = "views";
     public static final String OUTPUT = "views-out";
     private static final int PAGES = 20;
+    /** The input stream's shards as {@code kclviews.yaml} declares them. */
+    public static final int INPUT_SHARDS = 4;
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final LocalAws aws;
@@ -74,11 +77,27 @@ public final class KclViewsRun implements AutoCloseable {
      */
     public static KclViewsRun provision(
             LocalAws aws, ResourceNames names, Path repository, boolean fanOut, KclTimings timings) {
+        return provision(aws, names, repository, fanOut, timings, INPUT_SHARDS);
+    }
+
+    /**
+     * Provisions the pipeline with {@code inputShards} shards in its input stream (instead of 4);
+     * no worker is started.
+     */
+    public static KclViewsRun provision(
+            LocalAws aws, ResourceNames names, Path repository, boolean fanOut, KclTimings timings, int inputShards) {
         try {
             Path work = Files.createTempDirectory("sluice-kcl-" + names.suffix());
             Path pipelines = Files.createDirectories(work.resolve("pipelines"));
             try (InputStream yaml = KclViewsRun.class.getResourceAsStream("/sluice/kcl/" + PIPELINE + ".yaml")) {
-                Files.copy(yaml, pipelines.resolve(PIPELINE + ".yaml"));
+                String definition = new String(yaml.readAllBytes(), StandardCharsets.UTF_8);
+                String declared = "  " + INPUT + ":\n    shards: " + INPUT_SHARDS + "\n";
+                if (!definition.contains(declared)) {
+                    throw new IllegalStateException(PIPELINE + ".yaml no longer declares " + declared.strip());
+                }
+                Files.writeString(
+                        pipelines.resolve(PIPELINE + ".yaml"),
+                        definition.replace(declared, "  " + INPUT + ":\n    shards: " + inputShards + "\n"));
             }
             PipelineDefinition definition = new DefinitionLoader(
                             SchemaCatalog.fromDirectory(repository.resolve("schemas"), MAPPER))

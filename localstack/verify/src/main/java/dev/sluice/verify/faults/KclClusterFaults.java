@@ -1,0 +1,509 @@
+package dev.sluice.verify.faults;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.emulators.LocalAws;
+import dev.sluice.emulators.ResourceNames;
+import dev.sluice.local.kcl.KclTimings;
+import dev.sluice.local.kcl.LocalKclWorker;
+import dev.sluice.local.kcl.LocalKclWorkers;
+import dev.sluice.verify.reconcile.KclViewsRun;
+import dev.sluice.verify.reconcile.Reconciliation;
+import dev.sluice.verify.reconcile.StateRegressions;
+import dev.sluice.verify.reconcile.StateSampler;
+import dev.sluice.verify.reconcile.StreamOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fault suite's partial-cluster KCL scenarios (issue 17): partitioned and zombie workers, scale
+ * out and in under load, on the {@code kclviews} test pipeline. A partition cuts one worker's access
+ * to one service while its process lives: each worker signs with its own session key of the stage's
+ * task role, and the access gates black-hole that key's requests to the cut service (held without an
+ * answer, then dropped), as a network partition would. Each run is reconciled against the
+ * producer's ledger, per-key order is checked in the output stream, and the table and aggregate are
+ * sampled during the run for state regressions.
+ */
+public final class KclClusterFaults {
+
+    /**
+     * A worker loses DynamoDB (lease table and sink tables) for longer than the failover time; once
+     * another worker has processed its shards, its sinks heal but its lease table does not, and its
+     * held writes land late.
+     */
+    public static final String ZOMBIE = "kcl-zombie";
+    /** A worker's state tables are cut off mid-batch (its other targets not); the partition heals. */
+    public static final String HEALS = "kcl-partition-heals";
+    /** A worker cannot reach its sink tables (its lease table it can): its shards wait, then resume. */
+    public static final String SINK = "kcl-sink-partitioned";
+    /** Workers are added under load. */
+    public static final String SCALE_OUT = "kcl-scale-out";
+    /** Workers leave under load: SIGTERM, then one SIGKILL. */
+    public static final String SCALE_IN = "kcl-scale-in";
+
+    /** {@code ./sluice faults --scenario kcl-cluster} runs the five scenarios above. */
+    public static final String GROUP = "kcl-cluster";
+
+    private static final Logger LOG = LoggerFactory.getLogger(KclClusterFaults.class);
+    private static final Duration READY = Duration.ofSeconds(240);
+    private static final Duration STALL = Duration.ofSeconds(180);
+    private static final int BAD_EVERY = 50;
+
+    /**
+     * One scenario's row and its figures.
+     *
+     * @param takeoverSeconds seconds from the fault to another worker's first batch on the victim's
+     *     shards, or empty
+     * @param dipPercent the throughput dip around a scale change (scale scenarios), or empty
+     * @param regressions state regressions seen while sampling
+     */
+    public record ClusterRow(
+            FaultSuite.Row row,
+            Optional<Double> takeoverSeconds,
+            Optional<Double> dipPercent,
+            List<StateRegressions.Regression> regressions) {}
+
+    /** The worker scale-in kills, its shards, and when. */
+    private record Killed(String workerId, Set<String> shards, Instant death) {}
+
+    private final LocalAws aws;
+    private final Path repository;
+    private final int smallCluster;
+    private final int largeCluster;
+
+    /**
+     * @param smallCluster workers before scale-out and after scale-in (2)
+     * @param largeCluster workers after scale-out and before scale-in (6 in {@code ./sluice faults},
+     *     3 in CI)
+     */
+    public KclClusterFaults(LocalAws aws, Path repository, int smallCluster, int largeCluster) {
+        this.aws = aws;
+        this.repository = repository;
+        this.smallCluster = smallCluster;
+        this.largeCluster = largeCluster;
+    }
+
+    /** The scenario names, in the order they run. */
+    public static List<String> scenarios() {
+        return List.of(ZOMBIE, HEALS, SINK, SCALE_OUT, SCALE_IN);
+    }
+
+    /** What each scenario does, for the table. */
+    public static String description(String scenario) {
+        return switch (scenario) {
+            case ZOMBIE ->
+                "a KCL worker loses DynamoDB past the failover time; its sinks heal first, its held writes land late";
+            case HEALS -> "a KCL worker's state tables are cut off mid-batch; the partition heals";
+            case SINK -> "a KCL worker cannot reach its sink tables; its shards wait, then resume";
+            case SCALE_OUT -> "KCL workers are added under load";
+            case SCALE_IN -> "KCL workers leave under load (SIGTERM, then one SIGKILL)";
+            default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
+        };
+    }
+
+    /** Whether the KCL app is built and IAM enforced (partitions need each worker's own key). */
+    public boolean available() {
+        return LocalKclWorkers.built(repository.resolve(LocalKclWorkers.APP_JAR)) && aws.iamEnforced();
+    }
+
+    /** Runs one scenario with {@code events} page views (2% poison records). */
+    public ClusterRow run(String scenario, int events) {
+        long started = System.nanoTime();
+        List<String> problems = new ArrayList<>();
+        Optional<Double> takeover = Optional.empty();
+        Optional<Double> dip = Optional.empty();
+        Optional<Killed> killedWorker = Optional.empty();
+        int planned = 1;
+        int fired = 0;
+        // a shard for every worker of the large cluster: KCL's lease-count balancing gives a joining
+        // worker a lease only when the others hold more than ceil(shards / workers) (or 1)
+        int shardCount = Math.max(KclViewsRun.INPUT_SHARDS, largeCluster);
+        KclViewsRun run =
+                KclViewsRun.provision(aws, ResourceNames.random(), repository, false, KclTimings.LOCAL, shardCount);
+        Reconciliation r = null;
+        StreamOrder.Result order = null;
+        StateSampler sampler = null;
+        try (run) {
+            sampler = sampler(run);
+            int initial = scenario.equals(SCALE_IN) ? largeCluster : smallCluster;
+            List<LocalKclWorker> workers = run.workers().start(initial, READY);
+            int half = events / 2;
+            run.produce(half, BAD_EVERY);
+            awaitRecords(run, Math.max(1, half / 4));
+            // the fault hits a settled cluster: every worker holds its share of the leases (the first
+            // worker starts with all of them and the leader hands some over), none being handed over
+            await("every worker holds a lease", () -> {
+                Set<String> owners = Set.copyOf(run.workers().owners().values());
+                return workers.stream().allMatch(w -> owners.contains(w.workerId()))
+                        && run.workers().handoffsPending().isEmpty();
+            });
+            // the victim: the worker holding the most leases right now (a loaded machine may have
+            // moved leases since the cluster settled)
+            Map<String, String> ownersNow = run.workers().owners();
+            LocalKclWorker victim = workers.stream()
+                    .filter(LocalKclWorker::isAlive)
+                    .max(java.util.Comparator.comparingLong(w -> ownersNow.values().stream()
+                            .filter(w.workerId()::equals)
+                            .count()))
+                    .orElseThrow();
+            Set<String> shards = shardsOf(run, victim);
+            Instant fault = Instant.now();
+            switch (scenario) {
+                case ZOMBIE -> {
+                    planned = 2;
+                    // 1. the zombie loses DynamoDB, lease table and sink tables, black-holed: its lease
+                    // renewals and checkpoints get no answer, and the batch it is processing (records
+                    // keep coming) hangs on its sink writes
+                    AutoCloseable leaseCut = run.workers().partition(victim, LocalKclWorkers.Cut.LEASE_TABLE);
+                    Instant sinksHealed;
+                    try (AutoCloseable sinkCut = run.workers().partition(victim, LocalKclWorkers.Cut.SINK_TABLES)) {
+                        run.produce((events - half) / 2, BAD_EVERY);
+                        // 2. its leases expire; another worker takes its shards and processes past
+                        // everything produced so far, the zombie's held batch included
+                        Map<String, String> produced = run.lastSequenceByShard();
+                        await("another worker owns and processed every shard of " + victim.workerId(), () -> {
+                            Map<String, String> owners = run.workers().owners();
+                            Map<String, String> checkpoints = run.workers().checkpoints();
+                            return shards.stream()
+                                    .allMatch(s -> owners.containsKey(s)
+                                            && !owners.get(s).equals(victim.workerId())
+                                            && (!produced.containsKey(s)
+                                                    || LocalKclWorkers.past(checkpoints.get(s), produced.get(s))));
+                        });
+                        fired++;
+                        sinksHealed = Instant.now();
+                    }
+                    // 3. its sinks heal, its lease table does not: the held writes are dropped, the SDK
+                    // sends them again and they land now, older than what the new owner wrote
+                    try (leaseCut) {
+                        try {
+                            await(
+                                    "the zombie finished a batch after its sinks healed",
+                                    () -> run.metrics().stream()
+                                            .anyMatch(m -> m.path("workerId")
+                                                            .asText()
+                                                            .equals(victim.workerId())
+                                                    && m.path("Records").asLong() > 0
+                                                    && m.path("FailedBatches").asLong() == 0
+                                                    && m.path("_aws")
+                                                                    .path("Timestamp")
+                                                                    .asLong()
+                                                            >= sinksHealed.toEpochMilli()));
+                            fired++;
+                        } catch (IllegalStateException e) {
+                            problems.add("no late write: " + e.getMessage());
+                        }
+                    }
+                    // 4. the lease table heals: its checkpoint is refused (lease lost); records keep coming
+                    run.produce(events - half - (events - half) / 2, BAD_EVERY);
+                    if (!victim.isAlive()) {
+                        problems.add("the zombie's process died");
+                    }
+                }
+                case HEALS -> {
+                    // the partition starts mid-batch: the worker's state tables are unreachable (connections
+                    // reset), its aggregate and output stream are not, so each batch it reads now lands in
+                    // part; it processes the rest again and again until the partition heals
+                    Map<String, String> tables = run.pipeline().resources().tables();
+                    try (AutoCloseable cut = run.workers()
+                            .partitionTables(
+                                    victim,
+                                    List.of(tables.get("views-by-id"), tables.get("views-latest")),
+                                    LocalKclWorkers.Drop.RESET)) {
+                        run.produce((events - half) / 2, BAD_EVERY);
+                        try {
+                            await(
+                                    "a batch of " + victim.workerId() + " failed in part",
+                                    () -> run.metrics().stream()
+                                            .anyMatch(m -> m.path("workerId")
+                                                            .asText()
+                                                            .equals(victim.workerId())
+                                                    && m.path("FailedBatches").asLong() > 0
+                                                    && m.path("_aws")
+                                                                    .path("Timestamp")
+                                                                    .asLong()
+                                                            >= fault.toEpochMilli()));
+                            fired++;
+                        } catch (IllegalStateException e) {
+                            problems.add("the partition cut no batch: " + e.getMessage());
+                        }
+                    }
+                    run.produce(events - half - (events - half) / 2, BAD_EVERY);
+                }
+                case SINK -> {
+                    Map<String, String> before = run.workers().checkpoints();
+                    // unreachable, connections reset at once: the worker's sink writes fail fast and
+                    // its batches are not durable, again and again, for longer than the failover time
+                    try (AutoCloseable cut = run.workers()
+                            .partition(victim, LocalKclWorkers.Cut.SINK_TABLES, LocalKclWorkers.Drop.RESET)) {
+                        fired++;
+                        run.produce(events - half, BAD_EVERY);
+                        Map<String, String> last = run.lastSequenceByShard();
+                        // the other worker's shards finish; the victim's do not advance past what it had
+                        await("the other workers' shards checkpointed", () -> {
+                            Map<String, String> now = run.workers().checkpoints();
+                            return last.entrySet().stream()
+                                    .filter(e -> !shards.contains(e.getKey()))
+                                    .allMatch(e -> LocalKclWorkers.past(now.get(e.getKey()), e.getValue()));
+                        });
+                        hold(Duration.ofSeconds(6));
+                        Map<String, String> during = run.workers().checkpoints();
+                        for (String shard : shards) {
+                            if (last.containsKey(shard) && LocalKclWorkers.past(during.get(shard), last.get(shard))) {
+                                problems.add("shard " + shard + " advanced to " + during.get(shard)
+                                        + " while its worker could not reach its sinks (was " + before.get(shard)
+                                        + ")");
+                            }
+                            if (!victim.workerId().equals(run.workers().owners().get(shard))) {
+                                problems.add("shard " + shard + " left its worker, which still renewed its lease");
+                            }
+                        }
+                    }
+                }
+                case SCALE_OUT, SCALE_IN -> {
+                    // scale-in keeps a part of the records for after the SIGKILL (its takeover is the
+                    // first batch another worker processes on the killed worker's shards)
+                    int during = scenario.equals(SCALE_IN) ? (events - half) / 2 : events - half;
+                    Thread producer = new Thread(() -> run.produce(during, BAD_EVERY), "scale-producer");
+                    producer.start();
+                    if (scenario.equals(SCALE_OUT)) {
+                        List<LocalKclWorker> added = new ArrayList<>();
+                        for (int i = initial; i < largeCluster; i++) {
+                            added.add(run.workers().startWorker());
+                        }
+                        fired++;
+                        added.forEach(w -> run.workers().awaitReady(w, READY));
+                        await("every added worker holds a lease", () -> {
+                            Set<String> owners =
+                                    Set.copyOf(run.workers().owners().values());
+                            return added.stream().allMatch(w -> owners.contains(w.workerId()))
+                                    && run.workers().handoffsPending().isEmpty();
+                        });
+                        takeover = Optional.of(
+                                Duration.between(fault, Instant.now()).toMillis() / 1000.0);
+                    } else {
+                        List<LocalKclWorker> leaving = workers.subList(smallCluster, workers.size() - 1);
+                        for (LocalKclWorker w : leaving) {
+                            if (!w.stop(Duration.ofSeconds(40))) {
+                                problems.add(w.workerId() + " did not exit within 40 s of SIGTERM");
+                            }
+                        }
+                        LocalKclWorker killed = workers.get(workers.size() - 1);
+                        Set<String> killedShards = shardsOf(run, killed);
+                        Instant death = Instant.now();
+                        killed.kill();
+                        fired++;
+                        try {
+                            producer.join();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        run.produce(events - half - during, BAD_EVERY);
+                        await("the remaining workers own every shard", () -> {
+                            Set<String> owners =
+                                    Set.copyOf(run.workers().owners().values());
+                            return workers.subList(0, smallCluster).stream()
+                                            .map(LocalKclWorker::workerId)
+                                            .collect(java.util.stream.Collectors.toSet())
+                                            .containsAll(owners)
+                                    && run.workers().owners().size() == shardCount;
+                        });
+                        killedWorker = Optional.of(new Killed(killed.workerId(), killedShards, death));
+                    }
+                    try {
+                        producer.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    dip = dipPercent(run.metrics(), fault);
+                }
+                default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
+            }
+            run.awaitProcessed(STALL);
+            if (killedWorker.isPresent()) {
+                // the first batch another worker processed on the killed worker's shards
+                Killed k = killedWorker.get();
+                takeover = run.takeoverSeconds(k.workerId(), k.shards(), k.death());
+                if (!k.shards().isEmpty() && takeover.isEmpty()) {
+                    problems.add("no other worker processed the shards " + k.shards() + " of " + k.workerId());
+                }
+            }
+            if (scenario.equals(ZOMBIE)) {
+                // the new owners' first batch on the zombie's shards, from the moment it was cut off
+                takeover = run.takeoverSeconds(victim.workerId(), shards, fault);
+                if (!shards.isEmpty() && takeover.isEmpty()) {
+                    problems.add("no other worker processed the shards " + shards + " of the zombie");
+                }
+            }
+            sampler.close();
+            r = run.reconcile();
+            order = run.order();
+            if (!KclViewsRun.reconciled(r)) {
+                problems.add("not reconciled: " + r);
+            }
+            problems.addAll(r.problems());
+            if (order.violations() > 0) {
+                problems.add("order violations: " + order.examples());
+            }
+            problems.addAll(latestViews(run));
+            if (!sampler.regressions().isEmpty()) {
+                problems.add("state regressions: "
+                        + sampler.regressions().stream().limit(5).toList());
+            }
+        } catch (Exception e) {
+            LOG.error("KCL cluster scenario {} failed to run", scenario, e);
+            problems.add("did not complete: " + e.getMessage());
+        } finally {
+            if (sampler != null) {
+                sampler.close();
+            }
+        }
+        long deliveries = run.metrics().stream()
+                .mapToLong(m -> m.path("Records").asLong())
+                .sum();
+        long absorbed = run.metrics().stream()
+                .mapToLong(m -> m.path("AbsorbedDuplicates").asLong())
+                .sum();
+        FaultSuite.Row row = new FaultSuite.Row(
+                scenario,
+                description(scenario),
+                run.ledger().size(),
+                deliveries,
+                r == null ? 0 : r.table() + r.deadLettered(),
+                absorbed,
+                r == null ? 0 : r.deadLettered(),
+                r == null ? 0 : r.lost(),
+                r == null ? 0 : r.duplicates(),
+                order == null ? 0 : order.violations(),
+                planned,
+                fired,
+                false,
+                (System.nanoTime() - started) / 1e9,
+                List.copyOf(problems));
+        return new ClusterRow(row, takeover, dip, sampler == null ? List.of() : sampler.regressions());
+    }
+
+    private StateSampler sampler(KclViewsRun run) {
+        Map<String, String> tables = run.pipeline().resources().tables();
+        return new StateSampler(
+                aws.dynamoDb(),
+                List.of(
+                        new StateSampler.Watched(
+                                tables.get("views-by-id"), new StateRegressions("pk", Set.of("position"), null)),
+                        new StateSampler.Watched(
+                                tables.get("views-latest"), new StateRegressions("pk", Set.of("position"), null)),
+                        new StateSampler.Watched(
+                                tables.get("views-per-minute"),
+                                new StateRegressions("pk", Set.of("version", "count"), "wm_"))),
+                Duration.ofMillis(300));
+    }
+
+    /**
+     * The throughput dip around a scale change: the lowest records-per-second of the workers together
+     * over 2-second windows in the 20 s after {@code change}, against their rate in the 10 s before,
+     * as a percentage of that rate (0 when it never dropped). Windows after the stream was drained
+     * are left out.
+     */
+    static Optional<Double> dipPercent(List<JsonNode> metrics, Instant change) {
+        long at = change.toEpochMilli();
+        long lastBatch = metrics.stream()
+                .filter(m -> m.path("Records").asLong() > 0)
+                .mapToLong(m -> m.path("_aws").path("Timestamp").asLong())
+                .max()
+                .orElse(at);
+        double before = records(metrics, at - 10_000, at) / 10.0;
+        if (before <= 0) {
+            return Optional.empty();
+        }
+        double lowest = Double.MAX_VALUE;
+        for (long from = at; from + 2_000 <= Math.min(at + 20_000, lastBatch); from += 2_000) {
+            lowest = Math.min(lowest, records(metrics, from, from + 2_000) / 2.0);
+        }
+        if (lowest == Double.MAX_VALUE) {
+            return Optional.empty();
+        }
+        return Optional.of(Math.max(0, 100.0 * (1 - lowest / before)));
+    }
+
+    private static long records(List<JsonNode> metrics, long from, long to) {
+        return metrics.stream()
+                .filter(m -> {
+                    long ts = m.path("_aws").path("Timestamp").asLong();
+                    return ts >= from && ts < to;
+                })
+                .mapToLong(m -> m.path("Records").asLong())
+                .sum();
+    }
+
+    /**
+     * The lost-write check of the latest-state table: each page's item must hold the page's last
+     * valid view (the ledger's newest position of that key); an older one means a write was lost or
+     * rolled back after the sampler's last look.
+     */
+    private List<String> latestViews(KclViewsRun run) {
+        Map<String, dev.sluice.verify.reconcile.LedgerEntry> last = new java.util.HashMap<>();
+        for (dev.sluice.verify.reconcile.LedgerEntry entry : run.ledger()) {
+            if (entry.event().expectedReason() == null) {
+                last.merge(entry.event().partitionKey(), entry, (a, b) -> compare(a, b) >= 0 ? a : b);
+            }
+        }
+        Map<String, String> stored = new java.util.HashMap<>();
+        aws.dynamoDb()
+                .scanPaginator(
+                        b -> b.tableName(run.pipeline().resources().tables().get("views-latest"))
+                                .consistentRead(true))
+                .items()
+                .forEach(item ->
+                        stored.put(item.get("pk").s(), item.get("eventId").s()));
+        List<String> problems = new ArrayList<>();
+        last.forEach((page, entry) -> {
+            if (!entry.event().eventId().equals(stored.get(page))) {
+                problems.add("views-latest " + page + " holds " + stored.get(page) + ", not its last view "
+                        + entry.event().eventId() + " at " + entry.position());
+            }
+        });
+        return problems;
+    }
+
+    private static int compare(dev.sluice.verify.reconcile.LedgerEntry a, dev.sluice.verify.reconcile.LedgerEntry b) {
+        int shard = a.shardId().compareTo(b.shardId());
+        return shard != 0 ? shard : dev.sluice.verify.reconcile.LedgerEntry.compareInShard(a, b);
+    }
+
+    private static Set<String> shardsOf(KclViewsRun run, LocalKclWorker worker) {
+        Set<String> shards = new TreeSet<>();
+        run.workers().owners().forEach((shard, owner) -> {
+            if (owner.equals(worker.workerId())) {
+                shards.add(shard);
+            }
+        });
+        return shards;
+    }
+
+    private static void await(String what, java.util.function.BooleanSupplier condition) {
+        LocalKclWorkers.await(what, Duration.ofSeconds(180), condition);
+    }
+
+    /** Keeps a fault in place for a while (the fault's duration, not a wait for a condition). */
+    private static void hold(Duration duration) {
+        LockSupport.parkNanos(duration.toNanos());
+    }
+
+    private static void awaitRecords(KclViewsRun run, long records) {
+        await(
+                records + " records processed",
+                () -> run.recordsByWorker().values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()
+                        >= records);
+    }
+}
