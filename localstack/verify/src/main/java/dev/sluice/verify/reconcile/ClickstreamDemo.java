@@ -48,7 +48,8 @@ public final class ClickstreamDemo {
      * @param workers KCL workers that ran the stage
      * @param deliveries records handed to the Lambda stage, redeliveries included
      * @param crashes injected crashes of the Lambda stage that happened
-     * @param hopRecords records in the re-key hop's stream (more than {@code expected}: copies put again)
+     * @param hopRecords user records in the re-key hop's stream (more than {@code expected}: copies put
+     *     again; an aggregate counts as the user records it holds)
      */
     public record Result(
             long clicks,
@@ -184,7 +185,9 @@ public final class ClickstreamDemo {
                 String from = iterator;
                 var page = aws.kinesis().getRecords(b -> b.shardIterator(from).limit(10_000));
                 page.records().forEach(r -> last.put(shard.shardId(), r.sequenceNumber()));
-                records += page.records().size();
+                for (var r : page.records()) {
+                    records += userRecords(r.data().asByteArray());
+                }
                 if (page.records().isEmpty() && page.millisBehindLatest() != null && page.millisBehindLatest() == 0) {
                     break;
                 }
@@ -192,6 +195,18 @@ public final class ClickstreamDemo {
             }
         }
         return records;
+    }
+
+    /** How many user records a hop record holds: one, or those of its KPL aggregate (an aggregating hop). */
+    static int userRecords(byte[] data) {
+        if (!dev.sluice.core.event.KplFormat.hasMagic(data)) {
+            return 1;
+        }
+        try {
+            return dev.sluice.aws.kpl.KplAggregates.decode(data).size();
+        } catch (dev.sluice.aws.kpl.MalformedAggregateException e) {
+            return 1; // page-counts dead-letters it whole
+        }
     }
 
     private static long total(Map<String, Long> counts) {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -49,11 +48,11 @@ public final class HopOrder {
         long records = 0;
         long copies = 0;
         long violations = 0;
-        for (Record record : records(stream)) {
+        for (dev.sluice.aws.kpl.UserRecord record : userRecords(stream)) {
             records++;
             JsonNode event;
             try {
-                event = mapper.readTree(record.data().asString(StandardCharsets.UTF_8));
+                event = mapper.readTree(record.data());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -83,6 +82,27 @@ public final class HopOrder {
     private static int compare(BigInteger[] a, BigInteger[] b) {
         int sequence = a[0].compareTo(b[0]);
         return sequence != 0 ? sequence : a[1].compareTo(b[1]);
+    }
+
+    /**
+     * The hop's user records in stream order per shard: a record as it is, a KPL aggregate (an
+     * aggregating hop) as its user records in sub-sequence order.
+     */
+    private List<dev.sluice.aws.kpl.UserRecord> userRecords(String stream) {
+        List<dev.sluice.aws.kpl.UserRecord> users = new ArrayList<>();
+        for (Record record : records(stream)) {
+            byte[] data = record.data().asByteArray();
+            if (dev.sluice.core.event.KplFormat.hasMagic(data)) {
+                try {
+                    users.addAll(dev.sluice.aws.kpl.KplAggregates.decode(data));
+                    continue;
+                } catch (dev.sluice.aws.kpl.MalformedAggregateException e) {
+                    throw new IllegalStateException("a malformed aggregate in " + stream + ": " + e.getMessage(), e);
+                }
+            }
+            users.add(new dev.sluice.aws.kpl.UserRecord(record.partitionKey(), data));
+        }
+        return users;
     }
 
     private List<Record> records(String stream) {
