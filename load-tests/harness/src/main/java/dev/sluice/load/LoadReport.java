@@ -127,6 +127,7 @@ public final class LoadReport {
                         String.join(
                                 ", ",
                                 r.delayedCalls().entrySet().stream()
+                                        .sorted(Map.Entry.comparingByKey()) // the same order every run
                                         .map(e -> fmt("%s %,d", e.getKey(), e.getValue()))
                                         .toList()));
             }

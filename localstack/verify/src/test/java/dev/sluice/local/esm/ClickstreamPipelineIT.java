@@ -5,8 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.kpl.KplAggregates;
+import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.event.KplFormat;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.testing.Events;
 import dev.sluice.emulators.LocalAws;
@@ -15,7 +18,6 @@ import dev.sluice.emulators.ResourceNames;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.local.LocalPipeline;
 import dev.sluice.verify.reconcile.Producer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,7 +58,7 @@ class ClickstreamPipelineIT {
 
     @Test
     void maskAndRekeyStageFiltersBotsAndWritesMaskedClicksPartitionedByPage(LocalAws aws, ResourceNames names)
-            throws IOException {
+            throws Exception {
         PipelineDefinition clickstream = new DefinitionLoader(
                         SchemaCatalog.fromDirectory(ROOT.resolve("schemas"), MAPPER))
                 .load(ROOT.resolve("pipelines/clickstream.yaml"));
@@ -90,11 +92,19 @@ class ClickstreamPipelineIT {
                                         .records(),
                                 records -> true));
             }
-            assertThat(rekeyed).hasSize(50);
+            // the hop aggregates per shard (aggregate: true): each record is a KPL aggregate of its
+            // shard's views, each user record keyed by its page
+            List<UserRecord> views = new ArrayList<>();
             for (Record record : rekeyed) {
-                String text = record.data().asString(StandardCharsets.UTF_8);
+                assertThat(KplFormat.hasMagic(record.data().asByteArray())).isTrue();
+                views.addAll(KplAggregates.decode(record.data().asByteArray()));
+            }
+            assertThat(rekeyed.size()).isLessThan(views.size());
+            assertThat(views).hasSize(50);
+            for (UserRecord view : views) {
+                String text = new String(view.data(), StandardCharsets.UTF_8);
                 JsonNode event = MAPPER.readTree(text);
-                assertThat(record.partitionKey())
+                assertThat(view.partitionKey())
                         .isEqualTo(event.at("/payload/pageId").asText());
                 assertThat(event.at("/payload/ipAddress").isMissingNode()).isTrue();
                 assertThat(event.at("/payload/customerEmail").asText()).startsWith("tok_");
