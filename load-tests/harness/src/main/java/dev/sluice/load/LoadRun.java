@@ -26,6 +26,7 @@ import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
 import dev.sluice.verify.reconcile.Reconciler;
 import dev.sluice.verify.reconcile.Reconciliation;
+import dev.sluice.verify.reconcile.StreamRecords;
 import java.io.PrintStream;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -307,7 +308,10 @@ public final class LoadRun {
                 continue;
             }
             String input = pipeline.resources().streams().get(stage.input());
-            List<StageFigures.StreamRecord> records = StreamReader.readAll(aws.kinesis(), input);
+            List<StageFigures.StreamRecord> records = StreamRecords.readAll(aws.kinesis(), input).stream()
+                    .map(r -> new StageFigures.StreamRecord(
+                            r.shardId(), r.sequenceNumber(), r.arrivedAtMillis(), r.data()))
+                    .toList();
             Map<String, String> last = new HashMap<>();
             for (StageFigures.StreamRecord r : records) {
                 last.merge(

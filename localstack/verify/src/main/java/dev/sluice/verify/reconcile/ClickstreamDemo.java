@@ -173,40 +173,9 @@ public final class ClickstreamDemo {
 
     /** Reads the whole stream: its record count, and each shard's last sequence number into {@code last}. */
     private static long hopTail(LocalAws aws, String stream, Map<String, String> last) {
-        long records = 0;
-        for (var shard : aws.kinesis().listShards(b -> b.streamName(stream)).shards()) {
-            String iterator = aws.kinesis()
-                    .getShardIterator(b -> b.streamName(stream)
-                            .shardId(shard.shardId())
-                            .shardIteratorType(
-                                    software.amazon.awssdk.services.kinesis.model.ShardIteratorType.TRIM_HORIZON))
-                    .shardIterator();
-            while (iterator != null) {
-                String from = iterator;
-                var page = aws.kinesis().getRecords(b -> b.shardIterator(from).limit(10_000));
-                page.records().forEach(r -> last.put(shard.shardId(), r.sequenceNumber()));
-                for (var r : page.records()) {
-                    records += userRecords(r.data().asByteArray());
-                }
-                if (page.records().isEmpty() && page.millisBehindLatest() != null && page.millisBehindLatest() == 0) {
-                    break;
-                }
-                iterator = page.nextShardIterator();
-            }
-        }
-        return records;
-    }
-
-    /** How many user records a hop record holds: one, or those of its KPL aggregate (an aggregating hop). */
-    static int userRecords(byte[] data) {
-        if (!dev.sluice.core.event.KplFormat.hasMagic(data)) {
-            return 1;
-        }
-        try {
-            return dev.sluice.aws.kpl.KplAggregates.decode(data).size();
-        } catch (dev.sluice.aws.kpl.MalformedAggregateException e) {
-            return 1; // page-counts dead-letters it whole
-        }
+        List<StreamRecords.UserRecordAt> records = StreamRecords.readAll(aws.kinesis(), stream);
+        records.forEach(r -> last.put(r.shardId(), r.sequenceNumber()));
+        return records.size();
     }
 
     private static long total(Map<String, Long> counts) {

@@ -12,11 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
-import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
-import software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException;
-import software.amazon.awssdk.services.kinesis.model.Record;
-import software.amazon.awssdk.services.kinesis.model.Shard;
-import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 
 /**
  * Per-key order across a re-key hop: in the hop's stream, the events of one partition key that came
@@ -48,7 +43,7 @@ public final class HopOrder {
         long records = 0;
         long copies = 0;
         long violations = 0;
-        for (dev.sluice.aws.kpl.UserRecord record : userRecords(stream)) {
+        for (StreamRecords.UserRecordAt record : StreamRecords.readAll(kinesis, stream)) {
             records++;
             JsonNode event;
             try {
@@ -82,54 +77,5 @@ public final class HopOrder {
     private static int compare(BigInteger[] a, BigInteger[] b) {
         int sequence = a[0].compareTo(b[0]);
         return sequence != 0 ? sequence : a[1].compareTo(b[1]);
-    }
-
-    /**
-     * The hop's user records in stream order per shard: a record as it is, a KPL aggregate (an
-     * aggregating hop) as its user records in sub-sequence order.
-     */
-    private List<dev.sluice.aws.kpl.UserRecord> userRecords(String stream) {
-        List<dev.sluice.aws.kpl.UserRecord> users = new ArrayList<>();
-        for (Record record : records(stream)) {
-            byte[] data = record.data().asByteArray();
-            if (dev.sluice.core.event.KplFormat.hasMagic(data)) {
-                try {
-                    users.addAll(dev.sluice.aws.kpl.KplAggregates.decode(data));
-                    continue;
-                } catch (dev.sluice.aws.kpl.MalformedAggregateException e) {
-                    throw new IllegalStateException("a malformed aggregate in " + stream + ": " + e.getMessage(), e);
-                }
-            }
-            users.add(new dev.sluice.aws.kpl.UserRecord(record.partitionKey(), data));
-        }
-        return users;
-    }
-
-    private List<Record> records(String stream) {
-        List<Record> all = new ArrayList<>();
-        for (Shard shard : kinesis.listShards(b -> b.streamName(stream)).shards()) {
-            String iterator = kinesis.getShardIterator(b -> b.streamName(stream)
-                            .shardId(shard.shardId())
-                            .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
-                    .shardIterator();
-            while (iterator != null) {
-                String current = iterator;
-                GetRecordsResponse response;
-                try {
-                    response = kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
-                } catch (ProvisionedThroughputExceededException e) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(
-                            java.time.Duration.ofMillis(250).toNanos());
-                    continue;
-                }
-                all.addAll(response.records());
-                if (response.records().isEmpty()
-                        && (response.millisBehindLatest() == null || response.millisBehindLatest() == 0)) {
-                    break;
-                }
-                iterator = response.nextShardIterator();
-            }
-        }
-        return all;
     }
 }

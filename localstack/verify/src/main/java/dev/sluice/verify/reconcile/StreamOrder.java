@@ -3,7 +3,6 @@ package dev.sluice.verify.reconcile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,10 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
-import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
-import software.amazon.awssdk.services.kinesis.model.Record;
-import software.amazon.awssdk.services.kinesis.model.Shard;
-import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 
 /**
  * Per-key order in an output stream a stage forwards to (one shard per key, as every stream): the
@@ -80,37 +75,11 @@ public final class StreamOrder {
 
     private List<String> eventIds(String stream) {
         List<String> ids = new ArrayList<>();
-        List<Shard> shards = kinesis.listShards(b -> b.streamName(stream)).shards();
-        for (Shard shard : shards) {
-            String iterator = kinesis.getShardIterator(b -> b.streamName(stream)
-                            .shardId(shard.shardId())
-                            .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
-                    .shardIterator();
-            while (iterator != null) {
-                String current = iterator;
-                GetRecordsResponse response;
-                try {
-                    response = kinesis.getRecords(b -> b.shardIterator(current).limit(10_000));
-                } catch (software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException e) {
-                    // the shard's 5 reads/s or 2 MiB/s are shared with the stage reading it: wait, read again
-                    java.util.concurrent.locks.LockSupport.parkNanos(
-                            java.time.Duration.ofMillis(250).toNanos());
-                    continue;
-                }
-                for (Record record : response.records()) {
-                    try {
-                        ids.add(mapper.readTree(record.data().asString(StandardCharsets.UTF_8))
-                                .path("eventId")
-                                .asText());
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-                if (response.records().isEmpty()
-                        && (response.millisBehindLatest() == null || response.millisBehindLatest() == 0)) {
-                    break;
-                }
-                iterator = response.nextShardIterator();
+        for (StreamRecords.UserRecordAt record : StreamRecords.readAll(kinesis, stream)) {
+            try {
+                ids.add(mapper.readTree(record.data()).path("eventId").asText());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
         return ids;
