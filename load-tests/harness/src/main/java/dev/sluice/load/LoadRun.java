@@ -700,16 +700,25 @@ public final class LoadRun {
 
     /** A generator for the schema the source stream carries, stamping the time it is asked for. */
     private Function<Instant, GeneratedEvent> generator(String schema) {
+        return generator(schema, settings.seed(), settings.invalidShare());
+    }
+
+    /**
+     * The load generator for a source stream's schema (payments or clickstream), stamping the time it
+     * is asked for; the same events {@code ./sluice load} produces.
+     *
+     * @throws IllegalArgumentException for a schema no generator makes
+     */
+    public static Function<Instant, GeneratedEvent> generator(String schema, long seed, double invalidShare) {
         return switch (schema) {
             case "payments.transaction.v1" -> {
-                PaymentGenerator payments = PaymentGenerator.builder(settings.seed())
-                        .invalidShare(settings.invalidShare())
+                PaymentGenerator payments = PaymentGenerator.builder(seed)
+                        .invalidShare(invalidShare)
                         .build();
                 yield payments::next;
             }
             case "clickstream.pageview.v1" -> {
-                ClickstreamGenerator clicks =
-                        new ClickstreamGenerator(settings.seed(), 2_000, 5_000, settings.invalidShare(), Instant.now());
+                ClickstreamGenerator clicks = new ClickstreamGenerator(seed, 2_000, 5_000, invalidShare, Instant.now());
                 yield clicks::next;
             }
             default ->

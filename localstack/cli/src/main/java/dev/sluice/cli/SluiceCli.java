@@ -29,7 +29,8 @@ public final class SluiceCli {
                 new InvokeCommand(context),
                 new SmokeCommand(context),
                 new PlanCommand(context),
-                new ColdStartCommand(context))) {
+                new ColdStartCommand(context),
+                new EmulatorCostCommand(context))) {
             commands.put(command.name(), command);
         }
     }

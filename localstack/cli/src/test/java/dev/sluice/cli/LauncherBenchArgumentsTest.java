@@ -41,7 +41,8 @@ class LauncherBenchArgumentsTest {
     void anUnknownBenchmarkIsRefusedWithOneLineAndTheUsage() throws Exception {
         Run run = bench("fast");
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.firstLine()).isEqualTo("sluice bench: unknown benchmark 'fast' (known: core, coldstart)");
+        assertThat(run.firstLine())
+                .isEqualTo("sluice bench: unknown benchmark 'fast' (known: core, coldstart, emulators)");
     }
 
     record Run(int status, String firstLine) {}
