@@ -13,6 +13,14 @@ interface Command {
     /** The word that selects it: {@code ./sluice <name>}. */
     String name();
 
+    /**
+     * How a user types it after {@code ./sluice}: its {@link #name()}, unless the launcher maps
+     * another form onto it ({@code bench emulators}).
+     */
+    default String shownAs() {
+        return name();
+    }
+
     /** Its lines of the usage text: the synopsis, then what it does. */
     String usage();
 

@@ -38,6 +38,11 @@ final class EmulatorCostCommand implements Command {
     }
 
     @Override
+    public String shownAs() {
+        return "bench emulators";
+    }
+
+    @Override
     public String usage() {
         return String.join(
                 "\n",

@@ -68,8 +68,8 @@ class CommandUsageTest {
     private static List<String> problems(List<Command> commands, String readme, String reference) {
         List<String> problems = new ArrayList<>();
         for (Command command : commands) {
-            if (!readme.contains("`./sluice " + command.name())) {
-                problems.add("README.md: ./sluice " + command.name());
+            if (!readme.contains("`./sluice " + command.shownAs())) {
+                problems.add("README.md: ./sluice " + command.shownAs());
             }
             List<String> options = new ArrayList<>(command.options());
             options.addAll(command.flags());
