@@ -232,14 +232,8 @@ public final class LoadRun {
             StageCapacity first = stage.consumer() == dev.sluice.core.definition.ConsumerType.KCL
                     ? StageCapacity.kcl(
                             stageName, Math.min(10_000, stage.batching().batchSize()), batches, bytes)
-                    : StageCapacity.lambda(
-                            stageName,
-                            stage.batching().batchSize(),
-                            stage.batching().parallelizationFactor(),
-                            pipeline.function(stageName).timings().stream()
-                                    .map(t -> new StageCapacity.Batch(t.records(), t.nanos() / 1e6))
-                                    .toList(),
-                            bytes);
+                    : lambdaCapacity(
+                            stage, stageName, pipeline.function(stageName).timings(), batches, bytes);
             if (first != null) {
                 capacity.add(
                         0, first.priced(memory(stage), PriceTable.bundled().price(PriceTable.LAMBDA_ARM64_GB_SECOND)));
@@ -696,6 +690,32 @@ public final class LoadRun {
                     events == 0 ? 0 : r.requests() * 1000.0 / events));
         }
         return requests;
+    }
+
+    /**
+     * A Lambda stage's capacity from the local runtime's timings, which count the Kinesis records of
+     * each invocation: with KPL-aggregated input each carries many events, so the events per Kinesis
+     * record (the function's EMF batch lines count events) turn the ceiling into events.
+     */
+    static StageCapacity lambdaCapacity(
+            dev.sluice.core.definition.StageDefinition stage,
+            String stageName,
+            List<dev.sluice.local.esm.LocalFunction.Timing> timings,
+            List<EmfBatch> batches,
+            double eventBytes) {
+        long kinesisRecords = timings.stream()
+                .mapToLong(dev.sluice.local.esm.LocalFunction.Timing::records)
+                .sum();
+        long events = batches.stream().mapToLong(EmfBatch::records).sum();
+        return StageCapacity.lambda(
+                stageName,
+                stage.batching().batchSize(),
+                stage.batching().parallelizationFactor(),
+                timings.stream()
+                        .map(t -> new StageCapacity.Batch(t.records(), t.nanos() / 1e6))
+                        .toList(),
+                eventBytes,
+                kinesisRecords == 0 ? 1 : Math.max(1, events / (double) kinesisRecords));
     }
 
     /** A generator for the schema the source stream carries, stamping the time it is asked for. */

@@ -36,9 +36,10 @@ import java.util.Map;
  * @param pollIntervalMs added per batch to the duration for the ceiling (Lambda), 0 for KCL (its
  *     interval holds it)
  * @param ceilingPerShard events a second one shard can be consumed at
- * @param recordBytes the run's average record size
- * @param requiredPerShard what a shard written at Kinesis's limit carries: min(1,000, 1 MiB ÷ record
- *     size) records a second
+ * @param recordBytes the run's average event size
+ * @param requiredPerShard events a shard written at Kinesis's limit carries: min(1,000 × events per
+ *     Kinesis record, 1 MiB ÷ event
+ *     size) a second
  * @param requiredBasis which of the two limits that is
  * @param realTime whether the ceiling reaches it
  * @param margin ceiling ÷ required
@@ -118,25 +119,58 @@ public record StageCapacity(
     /** A Lambda stage's capacity from the handler's timed invocations (null when none was timed). */
     public static StageCapacity lambda(
             String stage, int batchSize, int parallelizationFactor, List<Batch> invocations, double recordBytes) {
+        return lambda(stage, batchSize, parallelizationFactor, invocations, recordBytes, 1);
+    }
+
+    /**
+     * A Lambda stage's capacity from the handler's timed invocations (null when none was timed), whose
+     * Kinesis records carried {@code eventsPerRecord} events each on average (KPL aggregates; 1 when
+     * nothing was aggregated). The batch size and the timings count Kinesis records, as Lambda does;
+     * the ceiling, the events per batch and the shard's limit are in events: a full batch carries
+     * {@code batchSize × eventsPerRecord} events, and a shard takes 1,000 records/s or 1 MiB/s,
+     * whichever comes first, of records that carry that many events of {@code recordBytes} each.
+     *
+     * @param recordBytes the run's average event size
+     */
+    public static StageCapacity lambda(
+            String stage,
+            int batchSize,
+            int parallelizationFactor,
+            List<Batch> invocations,
+            double recordBytes,
+            double eventsPerRecord) {
         if (invocations.isEmpty()) {
             return null;
         }
+        double perRecord = Math.max(1, eventsPerRecord);
         double[] millis =
                 invocations.stream().mapToDouble(Batch::millis).sorted().toArray();
         double full = fullBatchMillis(invocations, batchSize, percentile(millis, 50));
-        double ceiling = batchSize * (double) parallelizationFactor / ((full + POLL_INTERVAL_MS) / 1000.0);
+        double ceiling = batchSize * perRecord * parallelizationFactor / ((full + POLL_INTERVAL_MS) / 1000.0);
+        List<Batch> inEvents = perRecord == 1
+                ? invocations
+                : invocations.stream()
+                        .map(b -> new Batch((int) Math.round(b.records() * perRecord), b.millis()))
+                        .toList();
         return of(
                 stage,
                 "lambda",
                 batchSize,
                 parallelizationFactor,
-                invocations,
+                inEvents,
                 millis,
                 full,
-                "measured: the local runtime's timing of " + invocations.size() + " handler runs",
+                "measured: the local runtime's timing of " + invocations.size() + " handler runs"
+                        + (perRecord == 1
+                                ? ""
+                                : String.format(
+                                        java.util.Locale.ROOT,
+                                        ", %.1f events in each Kinesis record (KPL aggregates)",
+                                        perRecord)),
                 POLL_INTERVAL_MS,
                 ceiling,
-                recordBytes);
+                recordBytes,
+                perRecord);
     }
 
     /**
@@ -173,7 +207,8 @@ public record StageCapacity(
                 "measured: " + intervals.size() + " intervals between a shard's consecutive batches (EMF timestamps)",
                 0,
                 recordsPerRead / (median / 1000.0),
-                recordBytes);
+                recordBytes,
+                1);
     }
 
     private static StageCapacity of(
@@ -187,12 +222,16 @@ public record StageCapacity(
             String basis,
             double poll,
             double ceiling,
-            double recordBytes) {
+            double recordBytes,
+            double eventsPerRecord) {
         double byBytes = recordBytes > 0 ? SHARD_BYTES_PER_SECOND / recordBytes : Double.POSITIVE_INFINITY;
-        double required = Math.min(SHARD_RECORDS_PER_SECOND, byBytes);
-        String requiredBasis = byBytes < SHARD_RECORDS_PER_SECOND
-                ? String.format(java.util.Locale.ROOT, "1 MiB/s at %.0f bytes a record", recordBytes)
-                : "1,000 records/s";
+        double byRecords = SHARD_RECORDS_PER_SECOND * eventsPerRecord;
+        double required = Math.min(byRecords, byBytes);
+        String requiredBasis = byBytes < byRecords
+                ? String.format(java.util.Locale.ROOT, "1 MiB/s at %.0f bytes an event", recordBytes)
+                : eventsPerRecord == 1
+                        ? "1,000 records/s"
+                        : String.format(java.util.Locale.ROOT, "1,000 records/s of %.1f events each", eventsPerRecord);
         return new StageCapacity(
                 stage,
                 consumer,

@@ -40,7 +40,7 @@ class StageCapacityTest {
     void bigRecordsAreBoundByAShardsMebibyteASecond() {
         StageCapacity c = StageCapacity.lambda("validate", 100, 10, same(4, 100, 300), 2_048);
         assertThat(c.requiredPerShard()).isCloseTo(512, within(1e-9));
-        assertThat(c.requiredBasis()).isEqualTo("1 MiB/s at 2048 bytes a record");
+        assertThat(c.requiredBasis()).isEqualTo("1 MiB/s at 2048 bytes an event");
         assertThat(c.realTime()).isTrue();
     }
 
@@ -113,5 +113,28 @@ class StageCapacityTest {
     @Test
     void nothingTimedIsNoCapacity() {
         assertThat(StageCapacity.lambda("validate", 100, 1, List.of(), 500)).isNull();
+    }
+
+    @Test
+    void aggregatedInputCountsEventsNotKinesisRecords() {
+        // 10 KPL aggregates of 80 events each per invocation, 300 ms each: a full batch of 100
+        // aggregates carries 8,000 events; duration does not vary with the size here, so the
+        // ceiling is 8,000 events per (300 + 200) ms
+        StageCapacity c = StageCapacity.lambda("mask-and-rekey", 100, 1, same(6, 10, 300), 500, 80);
+
+        assertThat(c.ceilingPerShard()).isCloseTo(16_000, within(1e-6));
+        assertThat(c.recordsPerBatch()).isEqualTo(800);
+        // a shard takes 1,000 aggregates of 80 events a second, or 1 MiB/s of 500-byte events:
+        // the bytes come first
+        assertThat(c.requiredPerShard()).isCloseTo(1024 * 1024 / 500.0, within(1e-6));
+        assertThat(c.requiredBasis()).isEqualTo("1 MiB/s at 500 bytes an event");
+        assertThat(c.realTime()).isTrue();
+        // billed per million events: 1,250 invocations of 300 ms at 1 GB
+        assertThat(c.priced(1_024, 1.0).gbSecondsPerMillion()).isCloseTo(1e6 / 800 * 0.3, within(1e-6));
+
+        // small aggregates: the records limit comes first, in events
+        StageCapacity small = StageCapacity.lambda("mask-and-rekey", 100, 1, same(6, 10, 300), 100, 2);
+        assertThat(small.requiredPerShard()).isEqualTo(2_000);
+        assertThat(small.requiredBasis()).isEqualTo("1,000 records/s of 2.0 events each");
     }
 }
