@@ -22,12 +22,18 @@ public final class LocalKclWorker {
 
     private final String workerId;
     private final Process process;
-    private final int httpPort;
+    /** Quarkus's HTTP port; 0 until the worker's log says which port it bound. */
+    private volatile int httpPort;
+
     private final Path log;
     private final String accessKeyId;
     private final Instant startedAt;
     private volatile Instant endedAt;
 
+    /**
+     * @param httpPort the worker's HTTP port, or 0 when Quarkus picks one (it binds an ephemeral port
+     *     and logs it: {@link #port()} reads it from {@code log})
+     */
     LocalKclWorker(String workerId, Process process, int httpPort, Path log, String accessKeyId) {
         this.workerId = workerId;
         this.accessKeyId = accessKeyId;
@@ -134,13 +140,42 @@ public final class LocalKclWorker {
                 .orElse(0);
     }
 
+    private static final java.util.regex.Pattern LISTENING =
+            java.util.regex.Pattern.compile("Listening on: http://[^:/\\s]+:([0-9]+)");
+
+    /**
+     * The worker's HTTP port: the one it was given, or the one Quarkus's start line in its log names
+     * ({@code Listening on: http://127.0.0.1:PORT}); empty until it has started listening.
+     */
+    public java.util.OptionalInt port() {
+        if (httpPort == 0) {
+            httpPort = listeningPort(log);
+        }
+        return httpPort == 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(httpPort);
+    }
+
+    /** The port of the last Quarkus start line in a worker's log, or 0 if there is none yet. */
+    static int listeningPort(Path log) {
+        try {
+            java.util.regex.Matcher m = LISTENING.matcher(java.nio.file.Files.readString(log));
+            int port = 0;
+            while (m.find()) {
+                port = Integer.parseInt(m.group(1));
+            }
+            return port;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
     private java.util.Optional<HttpResponse<String>> get(String path) {
-        if (!process.isAlive()) {
+        java.util.OptionalInt port = port();
+        if (!process.isAlive() || port.isEmpty()) {
             return java.util.Optional.empty();
         }
         try {
             return java.util.Optional.of(HTTP.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.getAsInt() + path))
                             .timeout(Duration.ofSeconds(3))
                             .build(),
                     HttpResponse.BodyHandlers.ofString()));
@@ -154,6 +189,6 @@ public final class LocalKclWorker {
 
     @Override
     public String toString() {
-        return workerId + " (pid " + process.pid() + ", port " + httpPort + ")";
+        return workerId + " (pid " + process.pid() + ", port " + (httpPort == 0 ? "not yet known" : httpPort) + ")";
     }
 }

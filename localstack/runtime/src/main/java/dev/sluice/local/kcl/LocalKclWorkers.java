@@ -5,7 +5,6 @@ import dev.sluice.emulators.LocalAws;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,14 +106,15 @@ public final class LocalKclWorkers implements AutoCloseable {
             seedLeases();
         }
         String workerId = stage + "-worker-" + next++;
-        int port = freePort();
         Map<String, String> env = new LinkedHashMap<>(environment);
         env.put("SLUICE_KCL_WORKER_ID", workerId);
         String accessKeyId = sessionKey(workerId, env.get("AWS_ACCESS_KEY_ID"));
         if (accessKeyId != null) {
             env.put("AWS_ACCESS_KEY_ID", accessKeyId);
         }
-        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        // an ephemeral port Quarkus binds itself and logs (a port picked here could be taken by another
+        // process before the worker binds it): the worker reads it from its log
+        env.put("QUARKUS_HTTP_PORT", "0");
         // Quarkus listens on all interfaces by default: the health and lease endpoints stay on this machine
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -128,8 +128,8 @@ public final class LocalKclWorkers implements AutoCloseable {
                 jar.toString());
         try {
             Files.createDirectories(logs);
-            Path log = logs.resolve(
-                    "kcl-" + workerId + "-" + ProcessHandle.current().pid() + "-" + port + ".log");
+            Path log = logs.resolve("kcl-" + workerId + "-"
+                    + ProcessHandle.current().pid() + "-" + System.currentTimeMillis() + ".log");
             ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -137,7 +137,7 @@ public final class LocalKclWorkers implements AutoCloseable {
             builder.environment().putAll(env);
             builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
             Process process = builder.start();
-            LocalKclWorker worker = new LocalKclWorker(workerId, process, port, log, env.get("AWS_ACCESS_KEY_ID"));
+            LocalKclWorker worker = new LocalKclWorker(workerId, process, 0, log, env.get("AWS_ACCESS_KEY_ID"));
             workers.add(worker);
             LOG.info("started KCL worker {} for stage {} (log {})", worker, stage, log);
             return worker;
@@ -467,14 +467,6 @@ public final class LocalKclWorkers implements AutoCloseable {
                 throw new IllegalStateException(what + ": not within " + timeout.toSeconds() + " s");
             }
             LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
