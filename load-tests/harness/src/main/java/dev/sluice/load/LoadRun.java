@@ -394,6 +394,7 @@ public final class LoadRun {
         long durationNanos = settings.duration().toNanos();
         long start = System.nanoTime();
         AtomicLong acked = new AtomicLong();
+        AtomicLong records = new AtomicLong();
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-load-progress");
             t.setDaemon(true);
@@ -405,6 +406,7 @@ public final class LoadRun {
                         (System.nanoTime() - start) / 1e9,
                         settings.duration().toSeconds(),
                         acked.get(),
+                        records.get(),
                         done.getAsLong()),
                 250,
                 250,
@@ -445,6 +447,7 @@ public final class LoadRun {
                 }
                 ledger.addAll(placed);
                 acked.addAndGet(placed.size());
+                records.addAndGet(kinesisRecords(placed));
             }
             production.seconds = (System.nanoTime() - start) / 1e9;
         } finally {
@@ -454,10 +457,19 @@ public final class LoadRun {
                     settings.duration().toSeconds(),
                     settings.duration().toSeconds(),
                     acked.get(),
+                    records.get(),
                     done.getAsLong());
             progress.finish();
         }
         return production;
+    }
+
+    /** The Kinesis records that carry these events: one per event, or one per KPL aggregate. */
+    static long kinesisRecords(List<LedgerEntry> entries) {
+        return entries.stream()
+                .map(e -> e.shardId() + "/" + e.sequenceNumber())
+                .distinct()
+                .count();
     }
 
     /** Waits until the stage has checkpointed past the last record of every shard. */
@@ -471,6 +483,7 @@ public final class LoadRun {
         }
         LoadProgress progress = new LoadProgress(err);
         long start = System.nanoTime();
+        long records = kinesisRecords(ledger);
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-load-drain");
             t.setDaemon(true);
@@ -482,6 +495,7 @@ public final class LoadRun {
                         (System.nanoTime() - start) / 1e9,
                         Math.max(1, (System.nanoTime() - start) / 1e9),
                         ledger.size(),
+                        records,
                         pipeline.acknowledged()),
                 250,
                 250,
