@@ -18,9 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
-import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
-import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 
 /**
  * What the local emulators cost in CPU for the work a pipeline gives them, measured on the emulators
@@ -206,31 +204,9 @@ public final class EmulatorCost {
     }
 
     private long readAll(String stream) {
-        String shard = aws.kinesis()
-                .listShards(b -> b.streamName(stream))
-                .shards()
-                .get(0)
-                .shardId();
-        String iterator = aws.kinesis()
-                .getShardIterator(
-                        b -> b.streamName(stream).shardId(shard).shardIteratorType(ShardIteratorType.TRIM_HORIZON))
-                .shardIterator();
-        long bytes = 0;
-        while (iterator != null) {
-            String it = iterator;
-            GetRecordsResponse response =
-                    aws.kinesis().getRecords(b -> b.shardIterator(it).limit(10_000));
-            if (response.records().isEmpty()
-                    && response.millisBehindLatest() != null
-                    && response.millisBehindLatest() == 0) {
-                break;
-            }
-            bytes += response.records().stream()
-                    .mapToLong(r -> r.data().asByteArrayUnsafe().length)
-                    .sum();
-            iterator = response.nextShardIterator();
-        }
-        return bytes;
+        return dev.sluice.verify.reconcile.StreamRecords.readAll(aws.kinesis(), stream).stream()
+                .mapToLong(r -> r.data().length)
+                .sum();
     }
 
     private double conditionalPuts(ProcessHandle dynalite, int items) {
