@@ -653,6 +653,11 @@ public final class FaultSuite {
         // every object of the lake named by its ledger; nothing under the key of an abandoned intent
         problems.addAll(new LakeLedgerCheck(aws.s3(), aws.dynamoDb())
                 .check(resources.bucket(), lakePrefix, resources.ledgerTable(), plan.abandonedKeys()));
+        if (r.givenUp() > 0 && stage.failure().maxRetryAttempts() != 0) {
+            // only a scenario that plans it may see batches given up: elsewhere they are records lost
+            problems.add(r.givenUp() + " events given up by the event-source mapping (retries or record age"
+                    + " exhausted), " + (r.givenUp() - r.givenUpInLake()) + " of them not in the lake");
+        }
         if (r.givenUp() > 0) {
             LOG.info(
                     "scenario {}: {} events given up by the mapping ({} of them in the lake, {} in the table)",
