@@ -39,13 +39,23 @@ final class LakeLedger {
     static final String COMMITTED = "committed";
     /** The object being written: a map of {@value #KEY}, {@value #FIRST} and {@value #LAST}. */
     static final String OPEN = "open";
+    /**
+     * How many intents of this partition were abandoned (absent: none). An abandoned intent's key is
+     * claimed with a tombstone object, so every new intent's key carries the current generation and
+     * never meets a tombstone.
+     */
+    static final String GENERATION = "generation";
 
     static final String KEY = "key";
     static final String FIRST = "first";
     static final String LAST = "last";
 
     /** What the ledger says about one hour partition of one shard. */
-    record State(String committed, Intent open) {
+    record State(String committed, Intent open, long generation) {
+
+        State(String committed, Intent open) {
+            this(committed, open, 0);
+        }
 
         /** Whether a record at this sortable position is already in an object. */
         boolean covers(String position) {
@@ -78,29 +88,45 @@ final class LakeLedger {
 
     /**
      * Records the intent to write an object, if no other object is being written in this partition
-     * and nothing at or after its first position is committed.
+     * and nothing at or after its first position is committed, and the partition is still at
+     * {@code generation} (the one the intent's key was made for).
      *
      * @return {@code false} if the condition failed: read the state and resolve it
      */
-    boolean open(String pk, Intent intent) throws SinkException {
+    boolean open(String pk, Intent intent, long generation) throws SinkException {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":expires",
+                expiresAt(),
+                ":open",
+                AttributeValue.fromM(Map.of(
+                        KEY, AttributeValue.fromS(intent.key()),
+                        FIRST, AttributeValue.fromS(intent.first()),
+                        LAST, AttributeValue.fromS(intent.last()))),
+                ":first",
+                AttributeValue.fromS(intent.first())));
+        String sameGeneration;
+        if (generation == 0) {
+            sameGeneration = "attribute_not_exists(#generation)";
+        } else {
+            sameGeneration = "#generation = :generation";
+            values.put(":generation", AttributeValue.fromN(Long.toString(generation)));
+        }
         return update(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(key(pk))
                 .updateExpression("SET #open = :open, #expires = :expires")
-                .conditionExpression(
-                        "attribute_not_exists(#open) AND (attribute_not_exists(#committed) OR #committed < :first)")
-                .expressionAttributeNames(
-                        Map.of("#open", OPEN, "#committed", COMMITTED, "#expires", LakeDefinition.LEDGER_EXPIRES_AT))
-                .expressionAttributeValues(Map.of(
-                        ":expires",
-                        expiresAt(),
-                        ":open",
-                        AttributeValue.fromM(Map.of(
-                                KEY, AttributeValue.fromS(intent.key()),
-                                FIRST, AttributeValue.fromS(intent.first()),
-                                LAST, AttributeValue.fromS(intent.last()))),
-                        ":first",
-                        AttributeValue.fromS(intent.first())))
+                .conditionExpression("attribute_not_exists(#open) AND (attribute_not_exists(#committed) OR"
+                        + " #committed < :first) AND " + sameGeneration)
+                .expressionAttributeNames(Map.of(
+                        "#open",
+                        OPEN,
+                        "#committed",
+                        COMMITTED,
+                        "#expires",
+                        LakeDefinition.LEDGER_EXPIRES_AT,
+                        "#generation",
+                        GENERATION))
+                .expressionAttributeValues(values)
                 .build());
     }
 
@@ -136,7 +162,8 @@ final class LakeLedger {
     }
 
     /**
-     * Removes the intent for object {@code key}, whose object was never written.
+     * Removes the intent for object {@code key}, whose key the caller claimed with a tombstone (so its
+     * object can never be written), and moves the partition to its next {@value #GENERATION}.
      *
      * @return {@code false} if the intent was no longer there (another writer resolved it)
      */
@@ -144,10 +171,13 @@ final class LakeLedger {
         return update(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(key(pk))
-                .updateExpression("REMOVE #open")
+                .updateExpression("SET #generation = if_not_exists(#generation, :zero) + :one REMOVE #open")
                 .conditionExpression("#open.#key = :key")
-                .expressionAttributeNames(Map.of("#open", OPEN, "#key", KEY))
-                .expressionAttributeValues(Map.of(":key", AttributeValue.fromS(key)))
+                .expressionAttributeNames(Map.of("#open", OPEN, "#key", KEY, "#generation", GENERATION))
+                .expressionAttributeValues(Map.of(
+                        ":key", AttributeValue.fromS(key),
+                        ":zero", AttributeValue.fromN("0"),
+                        ":one", AttributeValue.fromN("1")))
                 .build());
     }
 
@@ -165,12 +195,16 @@ final class LakeLedger {
         }
         AttributeValue committed = item.get(COMMITTED);
         AttributeValue open = item.get(OPEN);
+        AttributeValue generation = item.get(GENERATION);
         Intent intent = null;
         if (open != null && open.hasM()) {
             Map<String, AttributeValue> m = open.m();
             intent = new Intent(m.get(KEY).s(), m.get(FIRST).s(), m.get(LAST).s());
         }
-        return new State(committed == null ? null : committed.s(), intent);
+        return new State(
+                committed == null ? null : committed.s(),
+                intent,
+                generation == null ? 0 : Long.parseLong(generation.n()));
     }
 
     private boolean update(UpdateItemRequest request) throws SinkException {

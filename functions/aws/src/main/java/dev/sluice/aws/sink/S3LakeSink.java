@@ -41,8 +41,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * last position becomes the partition's {@code committed} and the intent is removed. That is two
  * ledger writes and one PUT per object, no read. When the intent cannot be recorded the ledger item
  * is read: records at or before {@code committed} are already in the lake (absorbed duplicates);
- * an intent left by a crashed attempt is resolved — its object exists: it is adopted and
- * committed; it does not: the intent is dropped (nothing of it was written or acknowledged). An
+ * an intent left by a crashed or timed-out attempt is resolved — its object exists: it is adopted
+ * and committed; it does not: its key is claimed with an empty tombstone object ({@code
+ * If-None-Match: *}, so the attempt's PUT, perhaps still in flight, can never land), the intent is
+ * dropped and the partition's generation goes up, so that later keys (which carry it) never meet a
+ * tombstone. An
  * object that exists when it is put (a lost response, or a ledger that was lost) is adopted by its
  * {@value #LAST_POSITION} metadata, never rewritten with other boundaries.
  *
@@ -72,6 +75,11 @@ public final class S3LakeSink implements EventSink {
     public static final String LAST_POSITION = "sluice-last-position";
     /** Object metadata: how many records the object holds. */
     public static final String RECORD_COUNT = "sluice-records";
+    /**
+     * Object metadata, {@code true} on a tombstone: the key of an abandoned intent, claimed by the
+     * writer that abandoned it so that the abandoned attempt's object can never land there.
+     */
+    public static final String TOMBSTONE = "sluice-tombstone";
 
     /** Rounds of ledger resolution per partition before giving up (retryably) on a busy ledger item. */
     private static final int MAX_ROUNDS = 8;
@@ -80,6 +88,13 @@ public final class S3LakeSink implements EventSink {
     private final String bucket;
     private final String prefix;
     private final LakeLedger ledger;
+    /** The generation of the partitions this writer met with abandoned intents (a few hundred at most). */
+    private final Map<String, Long> generations = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > 512;
+        }
+    };
 
     /**
      * Kinesis's longest retention (365 days) and a day: how long ledger items are kept when the
@@ -139,6 +154,7 @@ public final class S3LakeSink implements EventSink {
     private int[] write(String pk, List<ProcessedEvent> partition) throws SinkException {
         int applied = 0;
         int absorbed = 0;
+        long generation = generation(pk);
         List<ProcessedEvent> rest = partition;
         for (int round = 0; !rest.isEmpty(); round++) {
             if (round == MAX_ROUNDS) {
@@ -148,14 +164,15 @@ public final class S3LakeSink implements EventSink {
                         true,
                         null);
             }
-            String key = key(rest.get(0));
+            String key = key(rest.get(0), generation);
             String first = rest.get(0).position().sortable();
             String last = rest.get(rest.size() - 1).position().sortable();
-            if (!ledger.open(pk, new LakeLedger.Intent(key, first, last))) {
+            if (!ledger.open(pk, new LakeLedger.Intent(key, first, last), generation)) {
                 LakeLedger.State state = ledger.read(pk);
                 if (state.open() != null) {
                     state = resolve(pk, state);
                 }
+                generation = remember(pk, state.generation());
                 int covered = covered(rest, state);
                 absorbed += covered;
                 rest = rest.subList(covered, rest.size());
@@ -168,9 +185,15 @@ public final class S3LakeSink implements EventSink {
                 continue;
             }
             // the object exists (a lost response, or written before the ledger knew): adopt it
-            String objectLast = lastPosition(key)
+            Head head = head(key)
                     .orElseThrow(() -> new SinkException(
                             "s3://" + bucket + "/" + key + " vanished between its put and its head", true, null));
+            if (head.tombstone()) {
+                // another writer took this attempt for dead, claimed its key and abandoned its intent:
+                // nothing of it was written; the next round opens an intent of the next generation
+                continue;
+            }
+            String objectLast = head.last();
             int covered = coveredUpTo(rest, objectLast);
             if (covered == 0) {
                 throw new SinkException(
@@ -190,20 +213,25 @@ public final class S3LakeSink implements EventSink {
     }
 
     /**
-     * Resolves an intent left by an attempt that did not reach its commit: its object exists — it is
-     * committed as it is; it does not — the intent is dropped.
+     * Resolves an intent left by an attempt that did not reach its commit. Its object exists: it is
+     * committed as it is. It does not: its key is claimed first with a tombstone ({@code
+     * If-None-Match: *}), so that the attempt's {@code PutObject} — perhaps still in flight from an
+     * invocation that timed out — can never land under a key no ledger entry names; then the intent
+     * is dropped and the partition moves to its next generation (new intents get new keys). The
+     * claim answered 412: the late object landed in between, and the next round adopts it.
      */
     private LakeLedger.State resolve(String pk, LakeLedger.State state) throws SinkException {
         LakeLedger.Intent open = state.open();
-        Optional<String> objectLast = lastPosition(open.key());
-        if (objectLast.isPresent()) {
-            if (ledger.commit(pk, open.key(), objectLast.get())) {
-                return new LakeLedger.State(objectLast.get(), null);
+        Optional<Head> head = head(open.key());
+        if (head.isPresent() && !head.get().tombstone()) {
+            String objectLast = head.get().last();
+            if (ledger.commit(pk, open.key(), objectLast)) {
+                return new LakeLedger.State(objectLast, null, state.generation());
             }
-        } else if (ledger.abandon(pk, open.key())) {
-            return new LakeLedger.State(state.committed(), null);
+        } else if ((head.isPresent() || claim(open.key())) && ledger.abandon(pk, open.key())) {
+            return new LakeLedger.State(state.committed(), null, state.generation() + 1);
         }
-        // another writer resolved it first
+        // another writer resolved it first, or the late object has just landed
         return ledger.read(pk);
     }
 
@@ -234,15 +262,43 @@ public final class S3LakeSink implements EventSink {
         return covered(records, new LakeLedger.State(last, null));
     }
 
-    /** The object key for records starting at this event. */
+    /** The object key for records starting at this event, in a partition none of whose intents was abandoned. */
     public String key(ProcessedEvent first) {
+        return key(first, 0);
+    }
+
+    /**
+     * The object key for records starting at this event, in a partition at this generation: {@code
+     * <stream>-<shard>-<first position>.jsonl.gz} at generation 0, {@code
+     * <stream>-<shard>-<first position>.g<generation>.jsonl.gz} after.
+     */
+    public String key(ProcessedEvent first, long generation) {
         return String.format(
-                "%s%s/%s-%s-%s.jsonl.gz",
+                "%s%s/%s-%s-%s%s.jsonl.gz",
                 prefix,
                 hourPartition(first),
                 first.source().stream(),
                 first.position().shardId(),
-                first.position().sortable());
+                first.position().sortable(),
+                generation == 0 ? "" : ".g" + generation);
+    }
+
+    /** The partition's generation as this writer last saw it (0 if never). */
+    private long generation(String pk) {
+        synchronized (generations) {
+            return generations.getOrDefault(pk, 0L);
+        }
+    }
+
+    private long remember(String pk, long generation) {
+        synchronized (generations) {
+            if (generation == 0) {
+                generations.remove(pk);
+            } else {
+                generations.put(pk, generation);
+            }
+        }
+        return generation;
     }
 
     /**
@@ -298,8 +354,39 @@ public final class S3LakeSink implements EventSink {
         }
     }
 
-    /** The last position in object {@code key} (from its metadata), or empty if there is no such object. */
-    private Optional<String> lastPosition(String key) throws SinkException {
+    /**
+     * Claims {@code key} for an abandoned intent: an object of no records ({@value #TOMBSTONE}), put
+     * with {@code If-None-Match: *}.
+     *
+     * @return {@code false} if an object exists under the key (the abandoned attempt's late PUT landed)
+     */
+    private boolean claim(String key) throws SinkException {
+        PutObjectRequest request = PutObjectRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .ifNoneMatch("*")
+                .contentType("application/x-ndjson")
+                .contentEncoding("gzip")
+                .metadata(Map.of(TOMBSTONE, "true", RECORD_COUNT, "0"))
+                .build();
+        try {
+            s3.putObject(request, RequestBody.fromBytes(gzipLines(List.of())));
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412) {
+                return false;
+            }
+            throw SdkErrors.classify("claim s3://" + bucket + "/" + key, e);
+        } catch (SdkException e) {
+            throw SdkErrors.classify("claim s3://" + bucket + "/" + key, e);
+        }
+    }
+
+    /** What an object's metadata says: the last position in it, or that it is a tombstone. */
+    private record Head(String last, boolean tombstone) {}
+
+    /** Object {@code key}'s metadata, or empty if there is no such object. */
+    private Optional<Head> head(String key) throws SinkException {
         HeadObjectResponse head;
         try {
             head = s3.headObject(b -> b.bucket(bucket).key(key));
@@ -311,12 +398,23 @@ public final class S3LakeSink implements EventSink {
         } catch (SdkException e) {
             throw SdkErrors.classify("head s3://" + bucket + "/" + key, e);
         }
+        if (isTombstone(head.metadata())) {
+            return Optional.of(new Head(null, true));
+        }
         String last = head.metadata().get(LAST_POSITION);
         if (last == null) {
             throw new SinkException(
                     "s3://" + bucket + "/" + key + " exists but was not written by Sluice", false, null);
         }
-        return Optional.of(last);
+        return Optional.of(new Head(last, false));
+    }
+
+    /**
+     * Whether an object with this (user) metadata is a tombstone: a claimed key of an abandoned intent,
+     * holding no records (an empty gzip stream), which lake readers skip or read as empty.
+     */
+    public static boolean isTombstone(Map<String, String> metadata) {
+        return "true".equals(metadata.get(TOMBSTONE));
     }
 
     private static byte[] gzipLines(List<ProcessedEvent> records) {

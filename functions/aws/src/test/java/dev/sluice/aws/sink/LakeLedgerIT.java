@@ -22,14 +22,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -165,7 +173,9 @@ class LakeLedgerIT {
         Map<String, List<String>> written = objects();
         assertThat(lake.write(SinksIT.batch(0, 10, "2026-11-30T10"))).isEqualTo(new SinkReport(0, 10));
 
-        assertThat(objects()).isEqualTo(written).containsOnlyKeys(object(1000));
+        // the abandoned intent's key is claimed by a tombstone; the object takes the next generation's key
+        assertThat(objects()).isEqualTo(written).containsOnlyKeys(object(1000, 1));
+        assertThat(tombstones()).containsExactly(object(1000));
         assertEachOnce(ids(0, 10));
         Map<String, AttributeValue> item =
                 ledgerItem(SinksIT.batch(0, 1, "2026-11-30T10").get(0));
@@ -228,6 +238,124 @@ class LakeLedgerIT {
         assertThat(s3Calls.calls("PutObject")).isEqualTo(1 + heads);
     }
 
+    @Test
+    void lateObjectOfAGivenUpBatchNeverLandsOnceTheNextBatchAbandonedItsIntent() throws Exception {
+        // an invocation timed out with its PUT in flight; the mapping gave up on its batch (retries
+        // exhausted) and delivers the next one, which finds the intent and no object
+        AtomicBoolean nextBatchWritten = new AtomicBoolean();
+        FaultInjector faults =
+                new FaultInjector().late("PutObject", bucket, 1, () -> nextBatchWritten::get, Duration.ofSeconds(60));
+        CompletableFuture<Throwable> timedOut = inFlight(lake(s3(faults), aws.dynamoDb()), SinksIT.batch(0, 10, HOUR));
+        awaitIntent(object(1000));
+
+        assertDelivered(lake().write(SinksIT.batch(10, 10, HOUR)), 10, 0);
+        nextBatchWritten.set(true);
+
+        assertThat(timedOut.get(60, TimeUnit.SECONDS)).isInstanceOf(FaultInjector.InjectedCrash.class);
+        assertThat(faults.fired()).hasSize(1);
+        // the late PUT met the tombstone: the given-up records are in no object, none is unnamed
+        assertEachOnce(ids(10, 20));
+        assertThat(objects()).containsOnlyKeys(object(1010, 1));
+        assertThat(tombstones()).containsExactly(object(1000));
+        assertThat(committed(SinksIT.batch(0, 1, HOUR).get(0))).isEqualTo(position(1019));
+    }
+
+    @Test
+    void lateObjectOfABisectedBatchWhoseFirstHalfWasGivenUpDoesNotRepeatItsSecondHalf() throws Exception {
+        AtomicBoolean secondHalfWritten = new AtomicBoolean();
+        FaultInjector faults =
+                new FaultInjector().late("PutObject", bucket, 1, () -> secondHalfWritten::get, Duration.ofSeconds(60));
+        CompletableFuture<Throwable> timedOut = inFlight(lake(s3(faults), aws.dynamoDb()), SinksIT.batch(0, 20, HOUR));
+        awaitIntent(object(1000));
+
+        // bisected; the first half given up; the second half delivered while the PUT is in flight
+        assertDelivered(lake().write(SinksIT.batch(10, 10, HOUR)), 10, 0);
+        secondHalfWritten.set(true);
+
+        assertThat(timedOut.get(60, TimeUnit.SECONDS)).isInstanceOf(FaultInjector.InjectedCrash.class);
+        assertThat(faults.fired()).hasSize(1);
+        assertEachOnce(ids(10, 20));
+        assertThat(tombstones()).containsExactly(object(1000));
+    }
+
+    @Test
+    void lateObjectThatLandsBeforeTheNextBatchLooksIsAdopted() throws Exception {
+        AtomicBoolean landNow = new AtomicBoolean();
+        FaultInjector faults =
+                new FaultInjector().late("PutObject", bucket, 1, () -> landNow::get, Duration.ofSeconds(60));
+        CompletableFuture<Throwable> timedOut = inFlight(lake(s3(faults), aws.dynamoDb()), SinksIT.batch(0, 10, HOUR));
+        awaitIntent(object(1000));
+        landNow.set(true);
+        assertThat(timedOut.get(60, TimeUnit.SECONDS)).isInstanceOf(FaultInjector.InjectedCrash.class);
+
+        // the batch was given up, yet its object is in the lake: the next batch adopts it
+        assertDelivered(lake().write(SinksIT.batch(10, 10, HOUR)), 10, 0);
+
+        assertThat(tombstones()).isEmpty();
+        assertThat(objects()).containsOnlyKeys(object(1000), object(1010));
+        assertEachOnce(ids(0, 20));
+        assertThat(committed(SinksIT.batch(0, 1, HOUR).get(0))).isEqualTo(position(1019));
+    }
+
+    @Test
+    void lateObjectThatLandsBetweenTheHeadAndTheClaimIsAdopted() throws Exception {
+        AtomicBoolean landNow = new AtomicBoolean();
+        FaultInjector faults =
+                new FaultInjector().late("PutObject", bucket, 1, () -> landNow::get, Duration.ofSeconds(60));
+        CompletableFuture<Throwable> timedOut = inFlight(lake(s3(faults), aws.dynamoDb()), SinksIT.batch(0, 20, HOUR));
+        awaitIntent(object(1000));
+
+        // the next writer's HeadObject finds nothing; its next PUT waits until the late object landed
+        ExecutionInterceptor landBeforeFirstPut = new ExecutionInterceptor() {
+            private final AtomicBoolean done = new AtomicBoolean();
+
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if (context.request() instanceof PutObjectRequest && done.compareAndSet(false, true)) {
+                    landNow.set(true);
+                    timedOut.join();
+                }
+            }
+        };
+        S3LakeSink next = lake(s3(landBeforeFirstPut), aws.dynamoDb());
+        assertDelivered(next.write(SinksIT.batch(10, 10, HOUR)), 0, 10);
+
+        assertThat(timedOut.get(60, TimeUnit.SECONDS)).isInstanceOf(FaultInjector.InjectedCrash.class);
+        assertThat(faults.fired()).hasSize(1);
+        assertThat(tombstones()).isEmpty();
+        assertThat(objects()).containsOnlyKeys(object(1000));
+        assertEachOnce(ids(0, 20));
+        assertThat(committed(SinksIT.batch(0, 1, HOUR).get(0))).isEqualTo(position(1019));
+    }
+
+    @Test
+    void writerWhoseIntentWasTakenOverWritesUnderTheNextGeneration() throws Exception {
+        // a slow writer's intent is abandoned (and its key claimed) by another before its PUT leaves
+        AtomicBoolean takenOver = new AtomicBoolean();
+        FaultInjector slowFaults = new FaultInjector();
+        ExecutionInterceptor takenOverBeforePut = new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if (context.request() instanceof PutObjectRequest && takenOver.compareAndSet(false, true)) {
+                    try {
+                        // the other writer, a duplicate delivery of the same records, resolves the intent
+                        assertDelivered(lake().write(SinksIT.batch(0, 10, HOUR)), 10, 0);
+                    } catch (SinkException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        };
+        S3LakeSink slow = lake(s3(slowFaults, takenOverBeforePut), aws.dynamoDb());
+
+        // the slow writer's PUT meets the tombstone, and its records are then found committed
+        assertThat(slow.write(SinksIT.batch(0, 10, HOUR))).isEqualTo(new SinkReport(0, 10));
+
+        assertThat(tombstones()).containsExactly(object(1000));
+        assertThat(objects()).containsOnlyKeys(object(1000, 1));
+        assertEachOnce(ids(0, 10));
+    }
+
     /**
      * The report of a delivery that puts objects. s3proxy now and then loses the response to a PUT it
      * stored ("Error writing request body to server"); the SDK repeats the PUT, gets 412 and the
@@ -272,19 +400,60 @@ class LakeLedgerIT {
         return HOUR_10 + position(sequence) + ".jsonl.gz";
     }
 
-    /** Every object under the prefix, by key (sorted), with the event ids it holds, in order. */
-    private Map<String, List<String>> objects() throws IOException {
-        Map<String, List<String>> objects = new LinkedHashMap<>();
-        List<String> keys = aws
-                .s3()
-                .listObjectsV2Paginator(b -> b.bucket(bucket).prefix(PREFIX))
-                .contents()
-                .stream()
+    private static final String HOUR = "2026-11-30T10";
+
+    /** Writes in the background, as an invocation whose time ran out; its outcome, once it ends. */
+    private static CompletableFuture<Throwable> inFlight(S3LakeSink lake, List<ProcessedEvent> batch) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                lake.write(batch);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+    }
+
+    /** Waits until the ledger holds an intent for this object (its writer's PUT is then on its way). */
+    private void awaitIntent(String key) {
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+            Map<String, AttributeValue> item =
+                    ledgerItem(SinksIT.batch(0, 1, HOUR).get(0));
+            return item != null
+                    && item.containsKey("open")
+                    && key.equals(item.get("open").m().get("key").s());
+        });
+    }
+
+    /** The tombstones under the prefix: keys of abandoned intents, claimed so that no late object lands. */
+    private List<String> tombstones() {
+        return keys().stream().filter(this::tombstone).toList();
+    }
+
+    private boolean tombstone(String key) {
+        return S3LakeSink.isTombstone(
+                aws.s3().headObject(b -> b.bucket(bucket).key(key)).metadata());
+    }
+
+    private List<String> keys() {
+        return aws.s3().listObjectsV2Paginator(b -> b.bucket(bucket).prefix(PREFIX)).contents().stream()
                 .map(S3Object::key)
                 .sorted()
                 .toList();
-        for (String key : keys) {
-            objects.put(key, SinksIT.eventIds(aws, bucket, List.of(key)));
+    }
+
+    /** The key of the hour-10 object that starts at this sequence number, at this generation of the ledger. */
+    private static String object(long sequence, long generation) {
+        return HOUR_10 + position(sequence) + ".g" + generation + ".jsonl.gz";
+    }
+
+    /** Every data object under the prefix (tombstones left out), by key (sorted), with the event ids it holds. */
+    private Map<String, List<String>> objects() throws IOException {
+        Map<String, List<String>> objects = new LinkedHashMap<>();
+        for (String key : keys()) {
+            if (!tombstone(key)) {
+                objects.put(key, SinksIT.eventIds(aws, bucket, List.of(key)));
+            }
         }
         return objects;
     }
@@ -322,6 +491,25 @@ class LakeLedgerIT {
     /** An S3 client with faults and no SDK retries. */
     private S3Client s3(FaultInjector faults) {
         return s3(faults, false);
+    }
+
+    /** An S3 client with faults and another interceptor, no SDK retries. */
+    private S3Client s3(FaultInjector faults, ExecutionInterceptor also) {
+        return S3Client.builder()
+                .endpointOverride(aws.s3Endpoint())
+                .region(aws.region())
+                .credentialsProvider(aws.credentialsProvider())
+                .forcePathStyle(true)
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(faults)
+                        .addExecutionInterceptor(also)
+                        .retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .build();
+    }
+
+    /** An S3 client with one interceptor, no SDK retries. */
+    private S3Client s3(ExecutionInterceptor interceptor) {
+        return s3(new FaultInjector(), interceptor);
     }
 
     /** An S3 client with faults, and the SDK's standard retries when {@code sdkRetries}. */

@@ -215,7 +215,13 @@ public final class FaultPlan {
      */
     public enum Release {
         AFTER_RETRY,
-        AT_TIMEOUT
+        AT_TIMEOUT,
+        /**
+         * Once its invocation timed out and another invocation — the next batch of the shard, when
+         * the mapping gave up on this one — dropped the lake intent the held call was writing for
+         * (the intent is no longer open, and no object holds its records).
+         */
+        AFTER_ABANDONED
     }
 
     /** A call held until its invocation timed out ({@link #late}). */
@@ -247,6 +253,18 @@ public final class FaultPlan {
 
     List<Late> lateCalls() {
         return lateCalls;
+    }
+
+    private final Set<String> abandonedKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Records the key of a lake intent another invocation abandoned while a late call was held. */
+    void abandoned(String key) {
+        abandonedKeys.add(key);
+    }
+
+    /** Keys of lake intents abandoned while their PUT was held: no object may hold records under them. */
+    Set<String> abandonedKeys() {
+        return Set.copyOf(abandonedKeys);
     }
 
     /** Whether an update sets {@code attribute} to {@code value}. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.definition.EnvironmentNames;
+import dev.sluice.core.definition.FailureDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.emulators.FaultInjector;
@@ -18,6 +19,7 @@ import dev.sluice.local.LocalPipeline;
 import dev.sluice.local.esm.LocalFunction;
 import dev.sluice.verify.faults.FaultPlan.Action;
 import dev.sluice.verify.reconcile.AggregatingProducer;
+import dev.sluice.verify.reconcile.LakeLedgerCheck;
 import dev.sluice.verify.reconcile.LakeOrder;
 import dev.sluice.verify.reconcile.LedgerEntry;
 import dev.sluice.verify.reconcile.Producer;
@@ -272,6 +274,16 @@ public final class FaultSuite {
                                 .late("PutItem", plan.table(TABLE), 150, FaultPlan.Release.AFTER_RETRY)
                                 .late("UpdateItem", plan.table(AGGREGATE), 3, FaultPlan.Release.AFTER_RETRY)),
                 new FaultScenario(
+                        "lambda-timeout-give-up",
+                        "an invocation outlasts its timeout and the mapping gives up on its batch (no retries);"
+                                + " its lake PUT lands after the shard's next batch dropped its intent",
+                        n,
+                        0.0,
+                        plan -> plan.functionTimeout(Duration.ofSeconds(8))
+                                .late("PutObject", plan.bucket(), 1, FaultPlan.Release.AFTER_ABANDONED),
+                        failure -> new FailureDefinition(
+                                failure.deadLetterQueue(), 0, failure.maxRecordAgeSeconds(), false)),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once, the IAM scenarios aside",
                         n,
@@ -293,10 +305,11 @@ public final class FaultSuite {
     public Row run(FaultScenario scenario) {
         long started = System.nanoTime();
         String stageName = payments.stages().keySet().iterator().next();
-        StageDefinition stage = payments.stage(stageName);
+        PipelineDefinition definition = withFailure(payments, stageName, scenario.failure());
+        StageDefinition stage = definition.stage(stageName);
         ResourceNames names = ResourceNames.random();
         Path metrics = workDirectory.resolve(scenario.name() + "-" + names.suffix() + ".metrics.jsonl");
-        LocalPipeline pipeline = LocalPipeline.provision(aws, payments, names, repository)
+        LocalPipeline pipeline = LocalPipeline.provision(aws, definition, names, repository)
                 .withEnvironment(Map.of(EnvironmentNames.METRICS_FILE, metrics.toString()));
         FaultPlan plan = new FaultPlan(pipeline.resources(), stageName);
         scenario.plan().accept(plan);
@@ -305,7 +318,7 @@ public final class FaultSuite {
         }
         pipeline.function(stageName).crashAfterWrites(plan.crashes());
         pipeline.function(stageName).deliverTwiceAtOnce(plan.twins());
-        armLateCalls(plan, pipeline.function(stageName));
+        armLateCalls(plan, pipeline.function(stageName), pipeline.resources().ledgerTable());
         String stream = pipeline.resources().streams().get(stage.input());
         Set<String> refused = new HashSet<>();
         List<GeneratedEvent> events = refuse(generate(scenario), plan.refusedShare(), refused);
@@ -374,7 +387,7 @@ public final class FaultSuite {
      * Arms the plan's late calls: each is held until its invocation timed out (the function's timeout
      * is the plan's), then let through after the retry made the batch durable, or at once.
      */
-    private static void armLateCalls(FaultPlan plan, LocalFunction function) {
+    private void armLateCalls(FaultPlan plan, LocalFunction function, String ledgerTable) {
         if (plan.functionTimeout() != null) {
             function.timeout(plan.functionTimeout());
         }
@@ -386,13 +399,82 @@ public final class FaultSuite {
                             late.call(),
                             () -> {
                                 int before = function.timeouts();
-                                return late.release() == FaultPlan.Release.AT_TIMEOUT
-                                        ? () -> function.timeouts() > before
-                                        : () -> function.timeouts() > before
+                                return switch (late.release()) {
+                                    case AT_TIMEOUT -> () -> function.timeouts() > before;
+                                    case AFTER_RETRY ->
+                                        () -> function.timeouts() > before
                                                 && function.retriedTimeouts() >= function.timeouts();
+                                    case AFTER_ABANDONED -> afterAbandoned(plan, function, before, ledgerTable);
+                                };
                             },
                             STALL);
         }
+    }
+
+    /**
+     * A release condition made as a lake PUT is held (its writer recorded its intent just before):
+     * true once the invocation timed out and one of the intents open at that moment is no longer open
+     * while no object holds records under its key — another invocation abandoned it. The key is
+     * recorded on the plan; the ledger is read at most every 100 ms.
+     */
+    private java.util.function.BooleanSupplier afterAbandoned(
+            FaultPlan plan, LocalFunction function, int timeoutsBefore, String ledgerTable) {
+        Map<String, String> openWhenHeld = LakeLedgerCheck.openIntents(aws.dynamoDb(), ledgerTable);
+        long[] nextLook = {0};
+        return () -> {
+            if (function.timeouts() <= timeoutsBefore || System.nanoTime() < nextLook[0]) {
+                return false;
+            }
+            nextLook[0] = System.nanoTime() + Duration.ofMillis(100).toNanos();
+            Map<String, String> open = LakeLedgerCheck.openIntents(aws.dynamoDb(), ledgerTable);
+            for (Map.Entry<String, String> intent : openWhenHeld.entrySet()) {
+                if (!intent.getValue().equals(open.get(intent.getKey()))
+                        && !new LakeLedgerCheck(aws.s3(), aws.dynamoDb())
+                                .holdsRecords(plan.bucket(), intent.getValue())) {
+                    plan.abandoned(intent.getValue());
+                    LOG.info(
+                            "lake intent {} abandoned while its PUT is held: letting the PUT through",
+                            intent.getValue());
+                    return true;
+                }
+            }
+            return false;
+        };
+    }
+
+    /** The pipeline with the stage's failure policy replaced as the scenario says. */
+    private static PipelineDefinition withFailure(
+            PipelineDefinition pipeline,
+            String stageName,
+            java.util.function.UnaryOperator<FailureDefinition> failure) {
+        StageDefinition stage = pipeline.stage(stageName);
+        FailureDefinition changed = failure.apply(stage.failure());
+        if (changed.equals(stage.failure())) {
+            return pipeline;
+        }
+        Map<String, StageDefinition> stages = new java.util.LinkedHashMap<>(pipeline.stages());
+        stages.put(
+                stageName,
+                new StageDefinition(
+                        stage.input(),
+                        stage.consumer(),
+                        stage.handler(),
+                        stage.steps(),
+                        stage.sinks(),
+                        stage.batching(),
+                        changed,
+                        stage.deduplicate(),
+                        stage.function()));
+        return new PipelineDefinition(
+                pipeline.pipeline(),
+                pipeline.description(),
+                pipeline.streams(),
+                pipeline.lakes(),
+                pipeline.tables(),
+                pipeline.queues(),
+                pipeline.references(),
+                stages,
+                pipeline.access());
     }
 
     /** The stage's FailedBatches metric, summed over its EMF lines. */
@@ -542,7 +624,7 @@ public final class FaultSuite {
                                 .sum()
                         + pipeline.function(plan.stage()).twinRecords();
         long absorbed = absorbed(metrics);
-        long effects = r.lake() - r.duplicates() + r.deadLettered();
+        long effects = r.effects();
         long distinct = r.produced();
         int planned = plan.plannedCount();
         int fired = plan.injector().fired().size()
@@ -551,7 +633,9 @@ public final class FaultSuite {
                 + plan.actionsDone();
         // throttling, 5xx and time-outs are retried inside the SDK first; the other faults reach the
         // event-source mapping, which must deliver again
+        // a batch given up at its first failure is not delivered again
         boolean redeliveryExpected = planned > 0
+                && stage.failure().maxRetryAttempts() != 0
                 && (!plan.crashes().isEmpty()
                         || !plan.twins().isEmpty()
                         || !plan.lateCalls().isEmpty()
@@ -565,6 +649,22 @@ public final class FaultSuite {
             problems.add("not reconciled: lost " + r.lost() + ", duplicates " + r.duplicates() + ", unexpected "
                     + r.unexpected());
             problems.addAll(r.problems());
+        }
+        // every object of the lake named by its ledger; nothing under the key of an abandoned intent
+        problems.addAll(new LakeLedgerCheck(aws.s3(), aws.dynamoDb())
+                .check(resources.bucket(), lakePrefix, resources.ledgerTable(), plan.abandonedKeys()));
+        if (r.givenUp() > 0 && stage.failure().maxRetryAttempts() != 0) {
+            // only a scenario that plans it may see batches given up: elsewhere they are records lost
+            problems.add(r.givenUp() + " events given up by the event-source mapping (retries or record age"
+                    + " exhausted), " + (r.givenUp() - r.givenUpInLake()) + " of them not in the lake");
+        }
+        if (r.givenUp() > 0) {
+            LOG.info(
+                    "scenario {}: {} events given up by the mapping ({} of them in the lake, {} in the table)",
+                    scenario.name(),
+                    r.givenUp(),
+                    r.givenUpInLake(),
+                    r.givenUpInTable());
         }
         if (order.violations() > 0) {
             problems.add(order.violations() + " events out of key order in the lake, e.g. " + order.examples());

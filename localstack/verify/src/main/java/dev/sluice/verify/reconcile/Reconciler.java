@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -330,7 +331,28 @@ public final class Reconciler {
         Map<String, Integer> lake = observed.lake();
         Map<String, Integer> items = observed.items();
         Map<String, String> deadLetterPayloads = observed.deadLetterPayloads();
-        Map<String, List<String>> deadLetters = observed.deadLetters();
+        Map<String, List<String>> deadLetters = new HashMap<>(observed.deadLetters());
+        // batches the event-source mapping gave up on: their records may be in the targets, at most once
+        List<String[]> givenUpRanges = new ArrayList<>();
+        deadLetters.entrySet().removeIf(e -> {
+            if (!e.getValue().stream().allMatch(GIVEN_UP::equals)) {
+                return false;
+            }
+            int slash = e.getKey().indexOf('/');
+            int dots = e.getKey().indexOf("..");
+            givenUpRanges.add(new String[] {
+                e.getKey().substring(0, slash),
+                e.getKey().substring(slash + 1, dots),
+                e.getKey().substring(dots + 2)
+            });
+            return true;
+        });
+        Set<String> givenUpIds = new java.util.HashSet<>();
+        for (LedgerEntry entry : ledger) {
+            if (givenUp(entry, givenUpRanges)) {
+                givenUpIds.add(entry.event().eventId());
+            }
+        }
 
         List<String> problems = new ArrayList<>();
         long lost = 0;
@@ -339,6 +361,16 @@ public final class Reconciler {
         Map<String, LedgerEntry> invalidPositions = new HashMap<>();
         Map<String, LedgerEntry> validPositions = new HashMap<>();
         for (LedgerEntry entry : ledger) {
+            if (givenUpIds.contains(entry.event().eventId())) {
+                // reported to the on-failure destination: accounted for; at most once in each target
+                if (entry.event().valid()) {
+                    validIds.put(entry.event().eventId(), true);
+                    validPositions.put(entry.position(), entry);
+                } else {
+                    invalidPositions.put(entry.position(), entry);
+                }
+                continue;
+            }
             if (entry.event().valid()) {
                 validIds.put(entry.event().eventId(), true);
                 validPositions.put(entry.position(), entry);
@@ -434,6 +466,10 @@ public final class Reconciler {
                 // the copy it saw acknowledged; this one is the same record, dead lettered once more
                 continue;
             }
+            LedgerEntry invalid = invalidPositions.get(e.getKey());
+            if (invalid != null && givenUpIds.contains(invalid.event().eventId())) {
+                continue; // a bad record of a given-up batch, dead lettered by an invocation that timed out
+            }
             deadLettered++;
             if (!invalidPositions.containsKey(e.getKey())) {
                 note(problems, "dead lettered but produced as valid: " + e.getKey());
@@ -448,13 +484,15 @@ public final class Reconciler {
         }
         long aggregated = 0;
         if (aggregate.isPresent()) {
-            AggregateTotals totals =
-                    reconcileAggregate(aggregate.get(), ledger, latePositions, refusedByAggregate, baseline, problems);
+            AggregateTotals totals = reconcileAggregate(
+                    aggregate.get(), ledger, latePositions, refusedByAggregate, givenUpIds, baseline, problems);
             aggregated = totals.counted;
             lost += totals.lost;
             duplicates += totals.duplicates;
             unexpected += totals.unexpected;
         }
+        long givenUpInLake = givenUpIds.stream().filter(lake::containsKey).count();
+        long givenUpInTable = givenUpIds.stream().filter(items::containsKey).count();
         return new Reconciliation(
                 // a producer re-send of a valid event is one event; each bad record is dead lettered on its own
                 validIds.size() + invalidPositions.size(),
@@ -466,11 +504,34 @@ public final class Reconciler {
                 lost,
                 duplicates,
                 unexpected,
+                givenUpIds.size(),
+                givenUpInLake,
+                observed.tableChecked() ? givenUpInTable : 0,
                 List.copyOf(problems));
+    }
+
+    /** Whether the entry's record is in a batch the event-source mapping gave up on. */
+    private static boolean givenUp(LedgerEntry entry, List<String[]> ranges) {
+        for (String[] range : ranges) {
+            if (range[0].equals(entry.shardId())) {
+                BigInteger sequence = new BigInteger(entry.sequenceNumber());
+                if (sequence.compareTo(new BigInteger(range[1])) >= 0
+                        && sequence.compareTo(new BigInteger(range[2])) <= 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The reason code of a side output for an event that missed its window. */
     private static final String LATE = "LATE";
+
+    /**
+     * The reason code given here to an on-failure record of the event-source mapping (a batch it gave
+     * up: its position is {@code shard/first..last sequence number}).
+     */
+    public static final String GIVEN_UP = "BATCH_GIVEN_UP";
 
     /** The reason code of a record a target refused for good. */
     private static final String SINK_REJECTED = "SINK_REJECTED";
@@ -546,8 +607,35 @@ public final class Reconciler {
             Set<String> refused,
             Map<String, Long> baseline,
             List<String> problems) {
+        return reconcileAggregate(check, ledger, late, refused, Set.of(), baseline, problems);
+    }
+
+    /**
+     * As above; the events {@code givenUp} (batches the mapping gave up on) may be counted or not, once
+     * at most: an item may count up to their number in its window beyond the others.
+     */
+    private AggregateTotals reconcileAggregate(
+            AggregateCheck check,
+            List<LedgerEntry> ledger,
+            Map<String, Boolean> late,
+            Set<String> refused,
+            Set<String> givenUp,
+            Map<String, Long> baseline,
+            List<String> problems) {
         var valuePointer = check.valueField() == null ? null : FieldPaths.pointer(check.valueField());
-        Map<String, Tally> expected = expectedTallies(check, ledger, late, refused, decimals);
+        Set<String> leftOut = new java.util.HashSet<>(refused);
+        leftOut.addAll(givenUp);
+        Map<String, Tally> expected = expectedTallies(check, ledger, late, leftOut, decimals);
+        Map<String, Tally> mayCount = givenUp.isEmpty()
+                ? Map.of()
+                : expectedTallies(
+                        check,
+                        ledger.stream()
+                                .filter(e -> givenUp.contains(e.event().eventId()))
+                                .toList(),
+                        late,
+                        refused,
+                        decimals);
         AggregateTotals totals = new AggregateTotals();
         Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
         for (Map<String, AttributeValue> item :
@@ -567,6 +655,10 @@ public final class Reconciler {
             totals.counted += counted;
             Tally tally = expected.getOrDefault(e.getKey(), new Tally());
             String what = "aggregate " + check.aggregate() + " (" + e.getKey() + ")";
+            long optional = mayCount.containsKey(e.getKey()) ? mayCount.get(e.getKey()).count : 0;
+            if (optional > 0 && counted >= tally.count && counted <= tally.count + optional) {
+                continue; // some of a given-up batch's events counted, once each
+            }
             if (counted < tally.count) {
                 totals.lost += tally.count - counted;
                 note(problems, what + " counts " + counted + ", the ledger " + tally.count + ": events lost");
@@ -706,6 +798,19 @@ public final class Reconciler {
             for (Message message : messages) {
                 try {
                     JsonNode body = mapper.readTree(message.body());
+                    JsonNode batch = body.path("KinesisBatchInfo");
+                    if (batch.isObject()) {
+                        // the event-source mapping's on-failure record of a batch it gave up
+                        letters.add(new DeadLetterMessage(
+                                "?",
+                                "?",
+                                batch.path("shardId").asText() + "/"
+                                        + batch.path("startSequenceNumber").asText() + ".."
+                                        + batch.path("endSequenceNumber").asText(),
+                                GIVEN_UP,
+                                null));
+                        continue;
+                    }
                     String position = LedgerEntry.position(
                             body.path("shardId").asText(),
                             body.path("sequenceNumber").asText(),

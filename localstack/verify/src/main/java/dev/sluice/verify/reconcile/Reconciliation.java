@@ -19,6 +19,11 @@ import java.util.List;
  *     an aggregate item counts beyond the ledger: a duplicate effect)
  * @param unexpected records in a target that the ledger does not put there, or dead lettered for
  *     another reason than expected
+ * @param givenUp events the event-source mapping gave up on (retries or record age exhausted) and
+ *     reported to its on-failure destination: each may be in the lake and the table at most once
+ *     (its invocation's writes may have landed, or its late object been adopted), not more
+ * @param givenUpInLake given-up events found in the lake
+ * @param givenUpInTable given-up events found in the table
  * @param problems the first few problems, for people
  */
 public record Reconciliation(
@@ -31,14 +36,40 @@ public record Reconciliation(
         long lost,
         long duplicates,
         long unexpected,
+        long givenUp,
+        long givenUpInLake,
+        long givenUpInTable,
         List<String> problems) {
+
+    /** A reconciliation of a run in which no batch was given up. */
+    public Reconciliation(
+            long produced,
+            long lake,
+            long table,
+            long aggregated,
+            long deadLettered,
+            long late,
+            long lost,
+            long duplicates,
+            long unexpected,
+            List<String> problems) {
+        this(produced, lake, table, aggregated, deadLettered, late, lost, duplicates, unexpected, 0, 0, 0, problems);
+    }
 
     /** Whether every invariant holds: nothing lost, nothing twice, nothing unexplained. */
     public boolean reconciled() {
         return lost == 0
                 && duplicates == 0
                 && unexpected == 0
-                && produced == lake + deadLettered
-                && produced == table + deadLettered;
+                && produced == lake - givenUpInLake + givenUp + deadLettered
+                && produced == table - givenUpInTable + givenUp + deadLettered;
+    }
+
+    /**
+     * Records that took effect once each: lake lines of events not given up, given-up events (their
+     * on-failure report is their effect, whether or not the lake also holds them) and dead letters.
+     */
+    public long effects() {
+        return lake - duplicates - givenUpInLake + givenUp + deadLettered;
     }
 }
