@@ -250,9 +250,10 @@ final class FaultsCommand implements Command {
                         f.dip()
                                 .map(d -> String.format(
                                         Locale.ROOT,
-                                        "processed %.1f/s before the change (lowest 2-s window %.1f/s), lowest 2-s"
+                                        "processed %.1f/s before the change (lowest %d-s window %.1f/s), lowest"
                                                 + " window after it %.1f/s (%d windows): dip %.0f %%",
                                         d.beforePerSecond(),
+                                        dev.sluice.verify.faults.ThroughputDip.WINDOW.toSeconds(),
                                         d.beforeLowestPerSecond(),
                                         d.lowestPerSecond(),
                                         d.windows(),

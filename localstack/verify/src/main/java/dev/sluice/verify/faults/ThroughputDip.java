@@ -22,8 +22,12 @@ import java.util.Optional;
 public record ThroughputDip(
         double beforePerSecond, double beforeLowestPerSecond, double lowestPerSecond, int windows, double percent) {
 
-    /** The window the rate is measured over: a few of each shard's polls (250 ms apart locally). */
-    public static final Duration WINDOW = Duration.ofSeconds(2);
+    /**
+     * The window the rate is measured over: several of each shard's batches (polled 250 ms apart
+     * locally, but a batch takes 1–2 s on a loaded 2-core machine, so that 2-s windows are often
+     * empty without any change).
+     */
+    public static final Duration WINDOW = Duration.ofSeconds(5);
 
     /**
      * The dip of the change at {@code change}, the steady rate measured from {@code steadyFrom};
