@@ -23,6 +23,7 @@ import dev.sluice.report.Report;
 import dev.sluice.report.ReportWriter;
 import dev.sluice.verify.reconcile.AggregatingProducer;
 import dev.sluice.verify.reconcile.LedgerEntry;
+import dev.sluice.verify.reconcile.Pacer;
 import dev.sluice.verify.reconcile.Producer;
 import dev.sluice.verify.reconcile.Reconciler;
 import dev.sluice.verify.reconcile.Reconciliation;
@@ -42,7 +43,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
@@ -59,10 +59,6 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
  */
 public final class LoadRun {
 
-    /** Puts are sent every tick; events due since the last tick go in one PutRecords (or more). */
-    static final Duration TICK = Duration.ofMillis(100);
-    /** At most this many events per tick, so event times stay fresh when Kinesis falls behind. */
-    static final int MAX_PER_TICK = 2_000;
     /** The planner's assumption for the billed duration of one invocation. */
     static final double LAMBDA_MS_PER_BATCH = 200;
 
@@ -391,7 +387,6 @@ public final class LoadRun {
         Producer producer = new Producer(kinesis, stream);
         AggregatingProducer aggregating = aggregates() ? new AggregatingProducer(kinesis, stream) : null;
         LoadProgress progress = new LoadProgress(err);
-        long durationNanos = settings.duration().toNanos();
         long start = System.nanoTime();
         AtomicLong acked = new AtomicLong();
         AtomicLong records = new AtomicLong();
@@ -412,43 +407,26 @@ public final class LoadRun {
                 250,
                 TimeUnit.MILLISECONDS);
         try {
-            long generated = 0;
-            double scheduled = 0;
-            long previous = 0;
-            while (true) {
-                long elapsed = System.nanoTime() - start;
-                if (elapsed >= durationNanos) {
-                    break;
-                }
-                double multiplier = rateMultiplier(settings.day(), (double) elapsed / durationNanos);
-                scheduled += settings.rate() * multiplier * (elapsed - previous) / 1e9;
-                previous = elapsed;
-                long due = (long) Math.floor(scheduled) - generated;
-                if (due <= 0) {
-                    LockSupport.parkNanos(Math.min(TICK.toNanos(), durationNanos - elapsed));
-                    continue;
-                }
-                int n = (int) Math.min(due, MAX_PER_TICK);
-                List<GeneratedEvent> batch = new ArrayList<>(n);
-                Instant now = Instant.now();
-                for (int i = 0; i < n; i++) {
-                    batch.add(generator.apply(now));
-                }
-                generated += n;
-                if (due > MAX_PER_TICK) {
-                    generated += due - MAX_PER_TICK; // fell behind: skip, don't burst (the rate achieved shows it)
-                }
-                List<LedgerEntry> placed =
-                        aggregating != null ? aggregating.send(batch, x -> {}) : producer.send(batch, x -> {});
-                long ackedAt = System.currentTimeMillis();
-                for (LedgerEntry entry : placed) {
-                    production.sent.add(new LatencyAccounting.Sent(
-                            entry.shardId(), entry.sequenceNumber(), now.toEpochMilli(), ackedAt));
-                }
-                ledger.addAll(placed);
-                acked.addAndGet(placed.size());
-                records.addAndGet(kinesisRecords(placed));
-            }
+            new Pacer(settings.rate(), settings.duration(), f -> rateMultiplier(settings.day(), f))
+                    .run(
+                            (n, now) -> {
+                                List<GeneratedEvent> batch = new ArrayList<>(n);
+                                for (int i = 0; i < n; i++) {
+                                    batch.add(generator.apply(now));
+                                }
+                                List<LedgerEntry> placed = aggregating != null
+                                        ? aggregating.send(batch, x -> {})
+                                        : producer.send(batch, x -> {});
+                                long ackedAt = System.currentTimeMillis();
+                                for (LedgerEntry entry : placed) {
+                                    production.sent.add(new LatencyAccounting.Sent(
+                                            entry.shardId(), entry.sequenceNumber(), now.toEpochMilli(), ackedAt));
+                                }
+                                ledger.addAll(placed);
+                                acked.addAndGet(placed.size());
+                                records.addAndGet(kinesisRecords(placed));
+                            },
+                            () -> false);
             production.seconds = (System.nanoTime() - start) / 1e9;
         } finally {
             ticker.shutdownNow();

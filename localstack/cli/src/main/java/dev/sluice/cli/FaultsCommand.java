@@ -20,6 +20,9 @@ import java.util.stream.Collectors;
 /** {@code ./sluice faults}: the fault suite, every scenario reconciled. */
 final class FaultsCommand implements Command {
 
+    /** Above this the producer alone outruns kinesis-mock on one core (a few thousand puts a second). */
+    private static final int MAX_SCALE_RATE = 2_000;
+
     private final CliContext context;
 
     FaultsCommand(CliContext context) {
@@ -35,13 +38,15 @@ final class FaultsCommand implements Command {
     public String usage() {
         return String.join(
                 "\n",
-                "  faults [--scenario NAME|kcl-cluster] [--events N] [--aggregate]",
-                "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each)");
+                "  faults [--scenario NAME|kcl-cluster] [--events N] [--rate R] [--aggregate]",
+                "                                 run the fault suite on payments (and KCL workers) and reconcile every scenario (default 1,000 events each;",
+                "                                 kcl-scale-out/-in run under a steady load of R page views a second, default "
+                        + (int) KclClusterFaults.ScaleLoad.FULL.rate() + ")");
     }
 
     @Override
     public Set<String> options() {
-        return Set.of("scenario", "events");
+        return Set.of("scenario", "events", "rate");
     }
 
     /** {@code --aggregate}: every payments scenario's producer packs its events into KPL aggregates. */
@@ -53,6 +58,8 @@ final class FaultsCommand implements Command {
     @Override
     public int run(Arguments args) {
         int events = args.positiveInt("events", 1_000, CliContext.MAX_EVENTS);
+        // the scale scenarios' steady load (a rate the workers consume in real time on this machine)
+        int scaleRate = args.positiveInt("rate", (int) KclClusterFaults.ScaleLoad.FULL.rate(), MAX_SCALE_RATE);
         List<FaultScenario> all = FaultSuite.scenarios(events);
         String only = args.get("scenario");
         List<FaultScenario> chosen = only == null
@@ -147,7 +154,8 @@ final class FaultsCommand implements Command {
                 }
             }
             // partitioned and zombie workers, scale out (2 → 6) and in (6 → 2) under load
-            KclClusterFaults cluster = new KclClusterFaults(aws, context.root(), 2, 6);
+            KclClusterFaults cluster = new KclClusterFaults(aws, context.root(), 2, 6)
+                    .scaleLoad(KclClusterFaults.ScaleLoad.FULL.withRate(scaleRate));
             if (!clusterChosen.isEmpty() && !cluster.available()) {
                 context.out()
                         .println("  KCL cluster scenarios skipped: the KCL app is not built or IAM is off"
@@ -169,6 +177,7 @@ final class FaultsCommand implements Command {
                                     .put(scenario, t));
                     clusterRow.dipPercent().ifPresent(d -> dips.put(scenario, d));
                     printOutcome(clusterRow.row());
+                    clusterRow.scale().ifPresent(this::printScale);
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
@@ -227,6 +236,29 @@ final class FaultsCommand implements Command {
                         row.scenario(),
                         row.seconds());
         row.problems().forEach(p -> context.out().println("       ! " + p));
+    }
+
+    /** A scale scenario's load and figures, under its outcome. */
+    private void printScale(KclClusterFaults.ScaleFigures f) {
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "       load %.0f/s asked, %.1f/s put; hand-off %.1f s; %s%n",
+                        f.rate(),
+                        f.producedPerSecond(),
+                        f.handoffSeconds(),
+                        f.dip()
+                                .map(d -> String.format(
+                                        Locale.ROOT,
+                                        "processed %.1f/s before the change (lowest %d-s window %.1f/s), lowest"
+                                                + " window after it %.1f/s (%d windows): dip %.0f %%",
+                                        d.beforePerSecond(),
+                                        dev.sluice.verify.faults.ThroughputDip.WINDOW.toSeconds(),
+                                        d.beforeLowestPerSecond(),
+                                        d.lowestPerSecond(),
+                                        d.windows(),
+                                        d.percent()))
+                                .orElse("no dip measured"));
     }
 
     private void faultTable(List<FaultSuite.Row> rows, Map<String, Double> takeovers) {

@@ -24,6 +24,8 @@ class SluiceCliTest {
             demo --speed 3                  | sluice: unknown option --speed for 'demo'
             demo --events 5 --events 6      | sluice: option --events given twice
             demo extra                      | sluice: 'demo' takes no argument 'extra'
+            faults --rate 0                 | sluice: option --rate must be a positive whole number, got '0'
+            faults --rate 2001              | sluice: option --rate must be at most 2,000, got '2001'
             invoke                          | sluice: invoke needs --event FILE
             smoke                           | sluice: smoke needs --pipeline (payments or clickstream)
             smoke --pipeline orders         | sluice: no pipeline 'orders' in pipelines/

@@ -1,12 +1,12 @@
 package dev.sluice.verify.faults;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.local.kcl.KclTimings;
 import dev.sluice.local.kcl.LocalKclWorker;
 import dev.sluice.local.kcl.LocalKclWorkers;
 import dev.sluice.verify.reconcile.KclViewsRun;
+import dev.sluice.verify.reconcile.PacedProduction;
 import dev.sluice.verify.reconcile.Reconciliation;
 import dev.sluice.verify.reconcile.StateRegressions;
 import dev.sluice.verify.reconcile.StateSampler;
@@ -57,6 +57,8 @@ public final class KclClusterFaults {
     private static final Duration READY = Duration.ofSeconds(240);
     private static final Duration STALL = Duration.ofSeconds(180);
     private static final int BAD_EVERY = 50;
+    /** The paced producer runs this long before the steady rate is measured (after a catch-up). */
+    private static final Duration WARM_UP = Duration.ofSeconds(5);
 
     /**
      * One scenario's row and its figures.
@@ -70,7 +72,75 @@ public final class KclClusterFaults {
             FaultSuite.Row row,
             Optional<Double> takeoverSeconds,
             Optional<Double> dipPercent,
-            List<StateRegressions.Regression> regressions) {}
+            List<StateRegressions.Regression> regressions,
+            Optional<ScaleFigures> scale) {
+
+        public ClusterRow(
+                FaultSuite.Row row,
+                Optional<Double> takeoverSeconds,
+                Optional<Double> dipPercent,
+                List<StateRegressions.Regression> regressions) {
+            this(row, takeoverSeconds, dipPercent, regressions, Optional.empty());
+        }
+    }
+
+    /**
+     * The load of the scale scenarios: a paced producer at {@code rate} page views a second (2 %
+     * poison records), started before the change and kept running until {@code after} past the
+     * hand-off; the steady rate is measured over {@code before}, once the workers have caught up.
+     *
+     * @param rate events per second; it must be one the workers consume in real time before the
+     *     change (docs/exactly-once.md section 10 says what this machine sustains)
+     * @param before the steady window before the change (at least 10 s)
+     * @param after how long the producer keeps running after the hand-off finished (at least 20 s)
+     */
+    public record ScaleLoad(double rate, Duration before, Duration after) {
+
+        /**
+         * {@code ./sluice faults} (2 → 6 → 2 workers, 6 shards): 20 page views a second, what the
+         * workers consumed in real time on a 2-core machine shared with other builds (load average
+         * 20–30, 2026-12-02: 17–22 processed a second at 20 asked; at 40 and 60 asked they managed
+         * 12–23 and fell behind, and at 60 kinesis-mock answered so late that the SDK most likely put
+         * records twice, which the aggregate of {@code kclviews}, without a deduplicate table, counts).
+         * A quiet machine sustains a few hundred a second for this one-stage pipeline: {@code
+         * --rate} raises it.
+         */
+        public static final ScaleLoad FULL = new ScaleLoad(20, Duration.ofSeconds(20), Duration.ofSeconds(30));
+
+        /** CI (2 → 4 → 2 workers): the same modest rate, 15 s before the change and 20 s after the hand-off. */
+        public static final ScaleLoad CI = new ScaleLoad(20, Duration.ofSeconds(15), Duration.ofSeconds(20));
+
+        public ScaleLoad {
+            if (!(rate > 0)) {
+                throw new IllegalArgumentException("the scale load's rate must be above 0, not " + rate);
+            }
+            if (before.compareTo(Duration.ofSeconds(10)) < 0 || after.compareTo(Duration.ofSeconds(20)) < 0) {
+                throw new IllegalArgumentException(
+                        "the steady rate needs at least 10 s before the change and 20 s after the hand-off");
+            }
+        }
+
+        public ScaleLoad withRate(double eventsPerSecond) {
+            return new ScaleLoad(eventsPerSecond, before, after);
+        }
+    }
+
+    /**
+     * What a scale scenario measured.
+     *
+     * @param rate events per second asked for
+     * @param producedPerSecond events per second the paced producer put, start to stop
+     * @param handoffSeconds scale-out: from the first added worker's start until every added worker
+     *     holds a lease and no hand-off is pending; scale-in: from the first SIGTERM until the
+     *     remaining workers own every shard (the SIGKILL's takeover is the row's takeover)
+     * @param dip the throughput dip, if one could be measured
+     */
+    public record ScaleFigures(
+            double rate, double producedPerSecond, double handoffSeconds, Optional<ThroughputDip> dip) {}
+
+    /** What the scale branch hands back to the run. */
+    private record UnderLoad(
+            int fired, Optional<Double> handoff, Optional<Killed> killed, Optional<ScaleFigures> figures) {}
 
     /** The worker scale-in kills, its shards, and when. */
     private record Killed(String workerId, Set<String> shards, Instant death) {}
@@ -79,6 +149,7 @@ public final class KclClusterFaults {
     private final Path repository;
     private final int smallCluster;
     private final int largeCluster;
+    private ScaleLoad scaleLoad = ScaleLoad.CI;
 
     /**
      * @param smallCluster workers before scale-out and after scale-in (2)
@@ -90,6 +161,12 @@ public final class KclClusterFaults {
         this.repository = repository;
         this.smallCluster = smallCluster;
         this.largeCluster = largeCluster;
+    }
+
+    /** The load the scale scenarios run under ({@link ScaleLoad#CI} unless told). */
+    public KclClusterFaults scaleLoad(ScaleLoad load) {
+        this.scaleLoad = load;
+        return this;
     }
 
     /** The scenario names, in the order they run. */
@@ -122,6 +199,7 @@ public final class KclClusterFaults {
         Optional<Double> takeover = Optional.empty();
         Optional<Double> dip = Optional.empty();
         Optional<Killed> killedWorker = Optional.empty();
+        Optional<ScaleFigures> scale = Optional.empty();
         int planned = 1;
         int fired = 0;
         // a shard for every worker of the large cluster: KCL's lease-count balancing gives a joining
@@ -133,7 +211,7 @@ public final class KclClusterFaults {
         StreamOrder.Result order = null;
         StateSampler sampler = null;
         try (run) {
-            sampler = sampler(run);
+            sampler = scenario.equals(SCALE_OUT) || scenario.equals(SCALE_IN) ? underLoadSampler(run) : sampler(run);
             int initial = scenario.equals(SCALE_IN) ? largeCluster : smallCluster;
             List<LocalKclWorker> workers = run.workers().start(initial, READY);
             int half = events / 2;
@@ -270,61 +348,12 @@ public final class KclClusterFaults {
                     }
                 }
                 case SCALE_OUT, SCALE_IN -> {
-                    // scale-in keeps a part of the records for after the SIGKILL (its takeover is the
-                    // first batch another worker processes on the killed worker's shards)
-                    int during = scenario.equals(SCALE_IN) ? (events - half) / 2 : events - half;
-                    Thread producer = new Thread(() -> run.produce(during, BAD_EVERY), "scale-producer");
-                    producer.start();
-                    if (scenario.equals(SCALE_OUT)) {
-                        List<LocalKclWorker> added = new ArrayList<>();
-                        for (int i = initial; i < largeCluster; i++) {
-                            added.add(run.workers().startWorker());
-                        }
-                        fired++;
-                        added.forEach(w -> run.workers().awaitReady(w, READY));
-                        await("every added worker holds a lease", () -> {
-                            Set<String> owners =
-                                    Set.copyOf(run.workers().owners().values());
-                            return added.stream().allMatch(w -> owners.contains(w.workerId()))
-                                    && run.workers().handoffsPending().isEmpty();
-                        });
-                        takeover = Optional.of(
-                                Duration.between(fault, Instant.now()).toMillis() / 1000.0);
-                    } else {
-                        List<LocalKclWorker> leaving = workers.subList(smallCluster, workers.size() - 1);
-                        for (LocalKclWorker w : leaving) {
-                            if (!w.stop(Duration.ofSeconds(40))) {
-                                problems.add(w.workerId() + " did not exit within 40 s of SIGTERM");
-                            }
-                        }
-                        LocalKclWorker killed = workers.get(workers.size() - 1);
-                        Set<String> killedShards = shardsOf(run, killed);
-                        Instant death = Instant.now();
-                        killed.kill();
-                        fired++;
-                        try {
-                            producer.join();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        run.produce(events - half - during, BAD_EVERY);
-                        await("the remaining workers own every shard", () -> {
-                            Set<String> owners =
-                                    Set.copyOf(run.workers().owners().values());
-                            return workers.subList(0, smallCluster).stream()
-                                            .map(LocalKclWorker::workerId)
-                                            .collect(java.util.stream.Collectors.toSet())
-                                            .containsAll(owners)
-                                    && run.workers().owners().size() == shardCount;
-                        });
-                        killedWorker = Optional.of(new Killed(killed.workerId(), killedShards, death));
-                    }
-                    try {
-                        producer.join();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    dip = dipPercent(run.metrics(), fault);
+                    UnderLoad u = underLoad(run, scenario, workers, shardCount, problems);
+                    fired += u.fired();
+                    takeover = u.handoff();
+                    killedWorker = u.killed();
+                    scale = u.figures();
+                    dip = scale.flatMap(ScaleFigures::dip).map(ThroughputDip::percent);
                 }
                 default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
             }
@@ -389,7 +418,7 @@ public final class KclClusterFaults {
                 false,
                 (System.nanoTime() - started) / 1e9,
                 List.copyOf(problems));
-        return new ClusterRow(row, takeover, dip, sampler == null ? List.of() : sampler.regressions());
+        return new ClusterRow(row, takeover, dip, sampler == null ? List.of() : sampler.regressions(), scale);
     }
 
     private StateSampler sampler(KclViewsRun run) {
@@ -408,40 +437,130 @@ public final class KclClusterFaults {
     }
 
     /**
-     * The throughput dip around a scale change: the lowest records-per-second of the workers together
-     * over 2-second windows in the 20 s after {@code change}, against their rate in the 10 s before,
-     * as a percentage of that rate (0 when it never dropped). Windows after the stream was drained
-     * are left out.
+     * The scale scenarios' sampler: {@code views-latest} and the aggregate, not {@code views-by-id}.
+     * That table grows by an item per event, and scanning thousands of items every 300 ms would take
+     * dynalite's one core from the workers and distort the throughput being measured; its items are
+     * written once by {@code eventId}, so each one's regression would be its loss, which the
+     * reconciliation checks at the end.
      */
-    static Optional<Double> dipPercent(List<JsonNode> metrics, Instant change) {
-        long at = change.toEpochMilli();
-        long lastBatch = metrics.stream()
-                .filter(m -> m.path("Records").asLong() > 0)
-                .mapToLong(m -> m.path("_aws").path("Timestamp").asLong())
-                .max()
-                .orElse(at);
-        double before = records(metrics, at - 10_000, at) / 10.0;
-        if (before <= 0) {
-            return Optional.empty();
-        }
-        double lowest = Double.MAX_VALUE;
-        for (long from = at; from + 2_000 <= Math.min(at + 20_000, lastBatch); from += 2_000) {
-            lowest = Math.min(lowest, records(metrics, from, from + 2_000) / 2.0);
-        }
-        if (lowest == Double.MAX_VALUE) {
-            return Optional.empty();
-        }
-        return Optional.of(Math.max(0, 100.0 * (1 - lowest / before)));
+    private StateSampler underLoadSampler(KclViewsRun run) {
+        Map<String, String> tables = run.pipeline().resources().tables();
+        return new StateSampler(
+                aws.dynamoDb(),
+                List.of(
+                        new StateSampler.Watched(
+                                tables.get("views-latest"), new StateRegressions("pk", Set.of("position"), null)),
+                        new StateSampler.Watched(
+                                tables.get("views-per-minute"),
+                                new StateRegressions("pk", Set.of("version", "count"), "wm_"))),
+                Duration.ofMillis(300));
     }
 
-    private static long records(List<JsonNode> metrics, long from, long to) {
-        return metrics.stream()
-                .filter(m -> {
-                    long ts = m.path("_aws").path("Timestamp").asLong();
-                    return ts >= from && ts < to;
-                })
-                .mapToLong(m -> m.path("Records").asLong())
-                .sum();
+    /**
+     * A scale change under a steady load: a paced producer runs from well before the change until
+     * {@link ScaleLoad#after()} past the hand-off; the steady rate is measured over {@link
+     * ScaleLoad#before()} once the workers have caught up with it, and the dip in the windows after
+     * the change while the producer still ran.
+     */
+    private UnderLoad underLoad(
+            KclViewsRun run, String scenario, List<LocalKclWorker> workers, int shardCount, List<String> problems) {
+        PacedProduction load = run.producePaced(scaleLoad.rate(), BAD_EVERY);
+        int fired = 0;
+        Optional<Double> handoff = Optional.empty();
+        Optional<Killed> killed = Optional.empty();
+        Instant steadyFrom;
+        Instant change;
+        Instant stopped;
+        double handoffSeconds;
+        try {
+            // steady state: the workers have processed everything put before the paced load started
+            // (the first half) and what it put during a warm-up, so that what they process from now
+            // on is the producer's rate, not a backlog
+            awaitCaughtUp(run, load);
+            hold(WARM_UP);
+            awaitCaughtUp(run, load);
+            steadyFrom = Instant.now();
+            hold(scaleLoad.before());
+            change = Instant.now();
+            if (scenario.equals(SCALE_OUT)) {
+                List<LocalKclWorker> added = new ArrayList<>();
+                for (int i = workers.size(); i < largeCluster; i++) {
+                    added.add(run.workers().startWorker());
+                }
+                fired++;
+                added.forEach(w -> run.workers().awaitReady(w, READY));
+                await("every added worker holds a lease", () -> {
+                    Set<String> owners = Set.copyOf(run.workers().owners().values());
+                    return added.stream().allMatch(w -> owners.contains(w.workerId()))
+                            && run.workers().handoffsPending().isEmpty();
+                });
+                handoffSeconds = Duration.between(change, Instant.now()).toMillis() / 1000.0;
+                handoff = Optional.of(handoffSeconds);
+            } else {
+                List<LocalKclWorker> remaining = workers.subList(0, smallCluster);
+                LocalKclWorker victim = workers.get(workers.size() - 1);
+                for (LocalKclWorker w : workers.subList(smallCluster, workers.size() - 1)) {
+                    if (!w.stop(Duration.ofSeconds(40))) {
+                        problems.add(w.workerId() + " did not exit within 40 s of SIGTERM");
+                    }
+                }
+                // the SIGKILL hits a worker that holds leases: the SIGTERMed workers' released
+                // leases have been taken, none is being handed over
+                Set<String> alive = new java.util.HashSet<>();
+                remaining.forEach(w -> alive.add(w.workerId()));
+                alive.add(victim.workerId());
+                await("the SIGTERMed workers' shards have new owners, " + victim.workerId() + " among them", () -> {
+                    Map<String, String> owners = run.workers().owners();
+                    return owners.size() == shardCount
+                            && alive.containsAll(owners.values())
+                            && owners.containsValue(victim.workerId())
+                            && run.workers().handoffsPending().isEmpty();
+                });
+                Set<String> victimShards = shardsOf(run, victim);
+                Instant death = Instant.now();
+                victim.kill();
+                fired++;
+                Set<String> left = new java.util.HashSet<>();
+                remaining.forEach(w -> left.add(w.workerId()));
+                await("the remaining workers own every shard", () -> {
+                    Map<String, String> owners = run.workers().owners();
+                    return owners.size() == shardCount && left.containsAll(owners.values());
+                });
+                handoffSeconds = Duration.between(change, Instant.now()).toMillis() / 1000.0;
+                killed = Optional.of(new Killed(victim.workerId(), victimShards, death));
+            }
+            hold(scaleLoad.after());
+        } finally {
+            stopped = load.stop();
+        }
+        load.failure().ifPresent(e -> problems.add("the paced producer failed: " + e.getMessage()));
+        Optional<ThroughputDip> dip =
+                ThroughputDip.measure(run.metrics(), steadyFrom, change, stopped, ThroughputDip.WINDOW);
+        ScaleFigures figures = new ScaleFigures(load.rate(), load.achievedPerSecond(), handoffSeconds, dip);
+        dip.filter(d -> d.beforePerSecond() < 0.8 * load.achievedPerSecond())
+                .ifPresent(d -> LOG.warn(
+                        "{}: the workers processed {} events/s before the change while {} were put: the rate is"
+                                + " above what this machine sustains now, and the dip is against what they managed",
+                        scenario,
+                        String.format(java.util.Locale.ROOT, "%.1f", d.beforePerSecond()),
+                        String.format(java.util.Locale.ROOT, "%.1f", load.achievedPerSecond())));
+        LOG.info(
+                "{}: {} events/s asked, {} put; hand-off {} s; processed {} events/s before the change"
+                        + " (lowest window {}), lowest window after it {} over {} windows: dip {} %",
+                scenario,
+                String.format(java.util.Locale.ROOT, "%.0f", figures.rate()),
+                String.format(java.util.Locale.ROOT, "%.1f", figures.producedPerSecond()),
+                String.format(java.util.Locale.ROOT, "%.1f", handoffSeconds),
+                dip.map(d -> String.format(java.util.Locale.ROOT, "%.1f", d.beforePerSecond()))
+                        .orElse("n/a"),
+                dip.map(d -> String.format(java.util.Locale.ROOT, "%.1f", d.beforeLowestPerSecond()))
+                        .orElse("n/a"),
+                dip.map(d -> String.format(java.util.Locale.ROOT, "%.1f", d.lowestPerSecond()))
+                        .orElse("n/a"),
+                dip.map(ThroughputDip::windows).orElse(0),
+                dip.map(d -> String.format(java.util.Locale.ROOT, "%.0f", d.percent()))
+                        .orElse("n/a"));
+        return new UnderLoad(fired, handoff, killed, Optional.of(figures));
     }
 
     /**
@@ -496,6 +615,20 @@ public final class KclClusterFaults {
     /** Keeps a fault in place for a while (the fault's duration, not a wait for a condition). */
     private static void hold(Duration duration) {
         LockSupport.parkNanos(duration.toNanos());
+    }
+
+    /** Waits until the workers have checkpointed everything put so far, while the load runs. */
+    private static void awaitCaughtUp(KclViewsRun run, PacedProduction load) {
+        Map<String, String> produced = run.lastSequenceByShard();
+        await("the workers caught up with the producer", () -> {
+            if (!load.running()) {
+                throw new IllegalStateException("the paced producer stopped: "
+                        + load.failure().map(Throwable::getMessage).orElse("?"));
+            }
+            Map<String, String> checkpoints = run.workers().checkpoints();
+            return produced.entrySet().stream()
+                    .allMatch(e -> LocalKclWorkers.past(checkpoints.get(e.getKey()), e.getValue()));
+        });
     }
 
     private static void awaitRecords(KclViewsRun run, long records) {

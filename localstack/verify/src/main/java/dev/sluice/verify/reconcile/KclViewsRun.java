@@ -58,7 +58,9 @@ public final class KclViewsRun implements AutoCloseable {
     private final LocalKclWorkers workers;
     private final Path metricsFile;
     private final String idPrefix;
+    /** Guarded by itself: a paced producer adds to it from its own thread. */
     private final List<LedgerEntry> ledger = new ArrayList<>();
+    /** Guarded by {@link #ledger}. */
     private int produced;
 
     private KclViewsRun(LocalAws aws, LocalPipeline pipeline, LocalKclWorkers workers, Path metricsFile, String id) {
@@ -123,7 +125,9 @@ public final class KclViewsRun implements AutoCloseable {
     }
 
     public List<LedgerEntry> ledger() {
-        return List.copyOf(ledger);
+        synchronized (ledger) {
+            return List.copyOf(ledger);
+        }
     }
 
     public String inputStream() {
@@ -135,10 +139,15 @@ public final class KclViewsRun implements AutoCloseable {
      * for the dead-letter queue; 0 for none) and adds them to the ledger.
      */
     public List<LedgerEntry> produce(int count, int badEvery) {
+        int first;
+        synchronized (ledger) {
+            first = produced;
+            produced += count;
+        }
         List<GeneratedEvent> events = new ArrayList<>(count);
         Instant now = Instant.now();
         for (int n = 0; n < count; n++) {
-            int i = produced++;
+            int i = first + n;
             String page = String.format("p-%06d", i % PAGES);
             String eventId = String.format("view-%s-%06d", idPrefix, i);
             if (badEvery > 0 && i % badEvery == badEvery - 1) {
@@ -169,13 +178,24 @@ public final class KclViewsRun implements AutoCloseable {
             events.add(new GeneratedEvent(eventId, page, event.toString().getBytes(StandardCharsets.UTF_8), null));
         }
         List<LedgerEntry> sent = new Producer(pipeline.producerKinesis(), inputStream()).send(events, n -> {});
-        ledger.addAll(sent);
+        synchronized (ledger) {
+            ledger.addAll(sent);
+        }
         return sent;
+    }
+
+    /**
+     * Starts producing page views at {@code rate} a second in a background thread, as {@link
+     * #produce} does (same ledger, same poison records), until {@link PacedProduction#stop()}.
+     */
+    public PacedProduction producePaced(double rate, int badEvery) {
+        return PacedProduction.start(
+                Pacer.steady(rate), rate, n -> produce(n, badEvery).size());
     }
 
     /** For each shard of the ledger, its last sequence number. */
     public Map<String, String> lastSequenceByShard() {
-        return LedgerEntry.lastSequenceByShard(ledger);
+        return LedgerEntry.lastSequenceByShard(ledger());
     }
 
     /** Waits until the workers checkpointed every record produced. */
@@ -187,7 +207,7 @@ public final class KclViewsRun implements AutoCloseable {
     public Reconciliation reconcile() {
         return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
                 .reconcile(
-                        ledger,
+                        ledger(),
                         null,
                         null,
                         pipeline.resources().tables().get("views-by-id"),
@@ -213,7 +233,7 @@ public final class KclViewsRun implements AutoCloseable {
     /** Per-key order in the output stream. */
     public StreamOrder.Result order() {
         return new StreamOrder(aws.kinesis())
-                .check(ledger, pipeline.resources().streams().get(OUTPUT));
+                .check(ledger(), pipeline.resources().streams().get(OUTPUT));
     }
 
     /** Splits a shard of the input stream in two halves of its hash range (polling workers only). */

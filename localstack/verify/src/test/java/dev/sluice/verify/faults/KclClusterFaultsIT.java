@@ -43,21 +43,67 @@ class KclClusterFaultsIT {
     void workersAddedUnderLoadShareTheShardsWithoutLossOrDuplicateEffect(LocalAws aws) {
         KclClusterFaults.ClusterRow result =
                 new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SCALE_OUT, EVENTS);
-        assertPassed(result);
-        System.out.printf(
-                "kcl-scale-out: hand-off %.1f s, dip %s%n",
-                result.takeoverSeconds().orElse(-1.0), result.dipPercent());
+
+        assertPassedUnderLoad(result);
+        assertThat(result.takeoverSeconds()).as("hand-off measured").isPresent();
+        print(result);
     }
 
     @Test
     void workersLeavingUnderLoadHandTheirShardsToTheRest(LocalAws aws) {
         KclClusterFaults.ClusterRow result =
                 new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SCALE_IN, EVENTS);
-        assertPassed(result);
+
+        assertPassedUnderLoad(result);
         assertThat(result.takeoverSeconds()).as("takeover after the SIGKILL").isPresent();
+        print(result);
+    }
+
+    /**
+     * A scale scenario: its first {@code EVENTS / 2} page views, then a paced producer from before the
+     * change until after the hand-off; the same checks on whatever it produced, and a dip measured.
+     */
+    private static void assertPassedUnderLoad(KclClusterFaults.ClusterRow result) {
+        FaultSuite.Row row = result.row();
+        assertThat(row.problems()).as("problems of %s", row.scenario()).isEmpty();
+        assertThat(result.regressions()).isEmpty();
+        KclClusterFaults.ScaleLoad load = KclClusterFaults.ScaleLoad.CI;
+        long steadyEvents =
+                (long) (load.rate() * (load.before().toSeconds() + load.after().toSeconds()));
+        assertThat(row.events()).isGreaterThan(EVENTS / 2 + steadyEvents / 2);
+        assertThat(row.lost()).isZero();
+        assertThat(row.duplicateEffects()).isZero();
+        assertThat(row.orderViolations()).isZero();
+        assertThat(row.effects()).isEqualTo(row.events());
+        assertThat(row.deadLettered()).isEqualTo(row.events() / 50);
+        assertThat(row.faultsFired()).isEqualTo(row.faultsPlanned());
+        assertThat(result.scale()).isPresent();
+        assertThat(result.scale().get().dip())
+                .as("dip measured while the producer ran")
+                .isPresent();
+        assertThat(result.dipPercent()).isPresent();
+    }
+
+    private static void print(KclClusterFaults.ClusterRow result) {
+        KclClusterFaults.ScaleFigures f = result.scale().orElseThrow();
+        ThroughputDip d = f.dip().orElseThrow();
         System.out.printf(
-                "kcl-scale-in: takeover %.1f s, dip %s%n",
-                result.takeoverSeconds().get(), result.dipPercent());
+                java.util.Locale.ROOT,
+                "%s: %d events, %.0f/s asked, %.1f/s put, hand-off %.1f s, takeover %s, processed %.1f/s before"
+                        + " (lowest window %.1f/s), lowest after %.1f/s over %d windows, dip %.0f %%%n",
+                result.row().scenario(),
+                result.row().events(),
+                f.rate(),
+                f.producedPerSecond(),
+                f.handoffSeconds(),
+                result.takeoverSeconds()
+                        .map(t -> String.format(java.util.Locale.ROOT, "%.1f s", t))
+                        .orElse("-"),
+                d.beforePerSecond(),
+                d.beforeLowestPerSecond(),
+                d.lowestPerSecond(),
+                d.windows(),
+                d.percent());
     }
 
     private static void assertPassed(KclClusterFaults.ClusterRow result) {
