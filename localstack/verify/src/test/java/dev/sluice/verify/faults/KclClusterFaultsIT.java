@@ -35,7 +35,7 @@ class KclClusterFaultsIT {
     }
 
     @Test
-    void aWorkerCutOffItsSinksHoldsItsShardsWithoutSkippingAndRecovers(LocalAws aws) {
+    void aWorkerCutOffS3HoldsItsShardsWithoutSkippingAndRecovers(LocalAws aws) {
         assertPassed(new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SINK, EVENTS));
     }
 
