@@ -62,8 +62,9 @@ import software.constructs.Construct;
  * what KCL calls ({@link KclAccess}: polling reads of the input stream, the lease table and its GSI,
  * {@code DescribeTable} of KCL's legacy {@code <application>-CoordinatorState} and {@code
  * -WorkerMetricStats} tables, metrics in the application's namespace), each key only through its
- * service ({@link StageGrants}). Lake sinks and {@code object} references are not supported on KCL
- * stages yet.
+ * service ({@link StageGrants}). A lake sink gets the bucket and the commit ledger like a Lambda
+ * stage's (a shard has one KCL owner at a time, the one writer per shard the ledger needs); {@code
+ * object} references are not supported on KCL stages yet.
  *
  * <p>The image is the worker image built by {@code functions/kcl} (Jib, profile {@code worker-image})
  * and pushed to ECR, named by digest in the context value {@value #IMAGE_CONTEXT}. Without it, or
@@ -176,12 +177,6 @@ public final class KclStage extends Construct {
         this.applicationName = applicationName(pipeline, stageName);
         Stream input = stack.getStream(stage.input());
         this.deadLetterQueue = stack.getQueue(stage.failure().deadLetterQueue());
-        for (SinkDefinition sink : stage.sinks()) {
-            if (sink.kind() == SinkDefinition.Kind.LAKE) {
-                throw new IllegalArgumentException("pipeline '" + pipeline + "', stage '" + stageName
-                        + "': lake sinks are not supported on consumer: kcl stages yet; use consumer: lambda");
-            }
-        }
         for (ReferenceDefinition reference : StageSteps.references(stack, stage)) {
             if (reference.table() == null) {
                 throw new IllegalArgumentException("pipeline '" + pipeline + "', stage '" + stageName
@@ -327,7 +322,21 @@ public final class KclStage extends Construct {
                     environment.put(
                             EnvironmentNames.stream(sink.stream()),
                             stack.getStream(sink.stream()).getStreamName());
-                case LAKE -> throw new IllegalStateException("rejected in the constructor");
+                case LAKE -> {
+                    // the lake sink's bucket and its per-shard commit ledger, as for a Lambda stage
+                    environment.put(
+                            EnvironmentNames.LAKE_BUCKET,
+                            stack.getLakeBucket()
+                                    .orElseThrow(() -> new IllegalStateException(
+                                            "pipeline '" + stack.getDefinition().pipeline() + "' has no lake bucket"))
+                                    .getBucketName());
+                    environment.put(
+                            EnvironmentNames.LEDGER_TABLE,
+                            stack.getLedgerTable()
+                                    .orElseThrow(() -> new IllegalStateException("pipeline '"
+                                            + stack.getDefinition().pipeline() + "' has no lake ledger table"))
+                                    .getTableName());
+                }
             }
         }
         for (String table : StageSteps.aggregateTables(stage)) {

@@ -98,13 +98,7 @@ public final class NagSuppressionsForSluice {
                     List.of()));
             // no managed policy (no IAM4): the role holds exactly the declared grants and its log group's
             List<String> wildcards = new ArrayList<>(List.of(claimChecks(bucketArn, stack, stage.getStageName())));
-            for (SinkDefinition sink :
-                    stack.getDefinition().stages().get(stage.getStageName()).sinks()) {
-                if (sink.kind() == SinkDefinition.Kind.LAKE) {
-                    LakeDefinition lake = stack.getDefinition().lakes().get(sink.lake());
-                    wildcards.add("Resource::" + bucketArn + "/" + lake.prefix() + "*");
-                }
-            }
+            wildcards.addAll(lakeObjects(bucketArn, stack, stage.getStageName()));
             policy(stage.getRole())
                     .ifPresent(policy -> out.add(new Suppression(
                             policy,
@@ -122,6 +116,10 @@ public final class NagSuppressionsForSluice {
                     "the worker's environment holds resource names, the queue URL and secret ARNs only"
                             + " (EnvironmentNames); secret values are read from Secrets Manager at run time",
                     List.of()));
+            List<String> lakeObjects = lakeObjects(bucketArn, stack, stage.getStageName());
+            List<String> wildcards = new ArrayList<>(List.of(claimChecks(bucketArn, stack, stage.getStageName())));
+            wildcards.addAll(lakeObjects);
+            wildcards.add("Resource::*");
             policy((Role) stage.getTaskDefinition().getTaskRole())
                     .ifPresent(policy -> out.add(new Suppression(
                             policy,
@@ -129,8 +127,13 @@ public final class NagSuppressionsForSluice {
                             "cloudwatch:PutMetricData (KCL's metrics), which has no resource type, limited to the"
                                     + " application's namespace by condition; s3:PutObject alone on the objects under"
                                     + " its dead-letter queue's claim-check prefix (one object per record too large"
-                                    + " for a message, keyed by its position)",
-                            List.of(claimChecks(bucketArn, stack, stage.getStageName()), "Resource::*"))));
+                                    + " for a message, keyed by its position)"
+                                    + (lakeObjects.isEmpty()
+                                            ? ""
+                                            : "; s3:PutObject and s3:GetObject (HeadObject) under its lake prefix,"
+                                                    + " whose object keys the sink derives from stream, shard and"
+                                                    + " position"),
+                            wildcards.stream().distinct().toList())));
             if (stage.isEcrImage()) {
                 policy((Role) stage.getTaskDefinition().getExecutionRole())
                         .ifPresent(policy -> out.add(new Suppression(
@@ -191,6 +194,18 @@ public final class NagSuppressionsForSluice {
     }
 
     /** The finding for a stage's put on its dead-letter queue's claim checks. */
+    /** The objects under each lake prefix the stage writes, as cdk-nag names them. */
+    private static List<String> lakeObjects(String bucketArn, PipelineStack stack, String stageName) {
+        List<String> objects = new ArrayList<>();
+        for (SinkDefinition sink : stack.getDefinition().stages().get(stageName).sinks()) {
+            if (sink.kind() == SinkDefinition.Kind.LAKE) {
+                LakeDefinition lake = stack.getDefinition().lakes().get(sink.lake());
+                objects.add("Resource::" + bucketArn + "/" + lake.prefix() + "*");
+            }
+        }
+        return objects;
+    }
+
     private static String claimChecks(String bucketArn, PipelineStack stack, String stageName) {
         String queue = stack.getDefinition().stages().get(stageName).failure().deadLetterQueue();
         return "Resource::" + bucketArn + "/" + dev.sluice.core.event.DeadLetter.claimCheckPrefix(queue) + "*";

@@ -307,7 +307,7 @@ final class FaultsCommand implements Command {
                         + " recognised (stage metrics); faults: fired/planned; takeover: seconds from a KCL worker's death to"
                         + " its successor's first batch on one of its shards (kcl-zombie: from the partition; kcl-scale-out:"
                         + " the hand-off, from the change until every added worker holds a lease) (kcl-* scenarios: the"
-                        + " kclviews test pipeline, effects in its table instead of a lake, order checked in its output"
-                        + " stream)");
+                        + " kclviews test pipeline, effects counted in its table, its lake reconciled too, order checked"
+                        + " in its output stream and its lake)");
     }
 }

@@ -43,7 +43,7 @@ public final class KclClusterFaults {
     public static final String ZOMBIE = "kcl-zombie";
     /** A worker's state tables are cut off mid-batch (its other targets not); the partition heals. */
     public static final String HEALS = "kcl-partition-heals";
-    /** A worker cannot reach its sink tables (its lease table it can): its shards wait, then resume. */
+    /** A worker cannot reach S3 (its lease table and sink tables it can): its shards wait, then resume. */
     public static final String SINK = "kcl-sink-partitioned";
     /** Workers are added under load. */
     public static final String SCALE_OUT = "kcl-scale-out";
@@ -180,7 +180,7 @@ public final class KclClusterFaults {
             case ZOMBIE ->
                 "a KCL worker loses DynamoDB past the failover time; its sinks heal first, its held writes land late";
             case HEALS -> "a KCL worker's state tables are cut off mid-batch; the partition heals";
-            case SINK -> "a KCL worker cannot reach its sink tables; its shards wait, then resume";
+            case SINK -> "a KCL worker cannot reach S3 (its lake); its shards wait, then resume";
             case SCALE_OUT -> "KCL workers are added under load";
             case SCALE_IN -> "KCL workers leave under load (SIGTERM, then one SIGKILL)";
             default -> throw new IllegalArgumentException("unknown KCL cluster scenario " + scenario);
@@ -318,33 +318,59 @@ public final class KclClusterFaults {
                     run.produce(events - half - (events - half) / 2, BAD_EVERY);
                 }
                 case SINK -> {
-                    Map<String, String> before = run.workers().checkpoints();
-                    // unreachable, connections reset at once: the worker's sink writes fail fast and
-                    // its batches are not durable, again and again, for longer than the failover time
-                    try (AutoCloseable cut = run.workers()
-                            .partition(victim, LocalKclWorkers.Cut.SINK_TABLES, LocalKclWorkers.Drop.RESET)) {
-                        fired++;
+                    // a balanced cluster first: were the victim to hold more than its share, the leader
+                    // would hand one of its leases over during the cut (a rebalance, not a failover)
+                    int share = (shardCount + workers.size() - 1) / workers.size();
+                    await("every worker holds at most " + share + " leases, none being handed over", () -> {
+                        Map<String, Long> held = run.workers().owners().values().stream()
+                                .collect(java.util.stream.Collectors.groupingBy(
+                                        o -> o, java.util.stream.Collectors.counting()));
+                        return held.size() == workers.size()
+                                && held.values().stream().allMatch(n -> n <= share)
+                                && run.workers().handoffsPending().isEmpty();
+                    });
+                    Set<String> cutShards = shardsOf(run, victim);
+                    // S3 only, for this worker only, connections reset at once (an unreachable endpoint):
+                    // its lake writes fail fast, attempt after attempt, each leaving an intent on the commit
+                    // ledger that the next attempt must resolve (HeadObject: unreachable too), while its
+                    // lease table and sink tables answer. Black-holed instead, one PUT would hang on the
+                    // SDK's timeout and the retry loop would barely turn
+                    Instant cutSince = Instant.now();
+                    try (AutoCloseable cut =
+                            run.workers().partition(victim, LocalKclWorkers.Cut.S3, LocalKclWorkers.Drop.RESET)) {
                         run.produce(events - half, BAD_EVERY);
                         Map<String, String> last = run.lastSequenceByShard();
-                        // the other worker's shards finish; the victim's do not advance past what it had
+                        try {
+                            await(
+                                    "a batch of " + victim.workerId() + " failed on the lake",
+                                    () -> run.metrics().stream()
+                                            .anyMatch(m -> m.path("workerId")
+                                                            .asText()
+                                                            .equals(victim.workerId())
+                                                    && m.path("FailedBatches").asLong() > 0
+                                                    && m.path("_aws")
+                                                                    .path("Timestamp")
+                                                                    .asLong()
+                                                            >= cutSince.toEpochMilli()));
+                            fired++;
+                        } catch (IllegalStateException e) {
+                            problems.add("the S3 cut failed no batch: " + e.getMessage());
+                        }
+                        // the other workers' shards finish; the victim's wait
                         await("the other workers' shards checkpointed", () -> {
                             Map<String, String> now = run.workers().checkpoints();
                             return last.entrySet().stream()
-                                    .filter(e -> !shards.contains(e.getKey()))
+                                    .filter(e -> !cutShards.contains(e.getKey()))
                                     .allMatch(e -> LocalKclWorkers.past(now.get(e.getKey()), e.getValue()));
                         });
-                        hold(Duration.ofSeconds(6));
-                        Map<String, String> during = run.workers().checkpoints();
-                        for (String shard : shards) {
-                            if (last.containsKey(shard) && LocalKclWorkers.past(during.get(shard), last.get(shard))) {
-                                problems.add("shard " + shard + " advanced to " + during.get(shard)
-                                        + " while its worker could not reach its sinks (was " + before.get(shard)
-                                        + ")");
-                            }
-                            if (!victim.workerId().equals(run.workers().owners().get(shard))) {
-                                problems.add("shard " + shard + " left its worker, which still renewed its lease");
-                            }
+                        // the cut lasts three failover times at least: long enough for another worker to
+                        // take the shards, were the victim not renewing its leases
+                        Duration lasted = Duration.between(cutSince, Instant.now());
+                        Duration wanted = KclTimings.LOCAL.failover().multipliedBy(3);
+                        if (lasted.compareTo(wanted) < 0) {
+                            hold(wanted.minus(lasted));
                         }
+                        problems.addAll(sinkPartitionChecks(run, victim, cutShards, last));
                     }
                 }
                 case SCALE_OUT, SCALE_IN -> {
@@ -419,6 +445,41 @@ public final class KclClusterFaults {
                 (System.nanoTime() - started) / 1e9,
                 List.copyOf(problems));
         return new ClusterRow(row, takeover, dip, sampler == null ? List.of() : sampler.regressions(), scale);
+    }
+
+    /**
+     * What must hold while a worker cannot reach S3: its shards stay with it (it still renews its
+     * leases), none of them is checkpointed past a valid record that is not in the lake (its checkpoint
+     * moves only past what it made durable), and none reached its last record.
+     */
+    private List<String> sinkPartitionChecks(
+            KclViewsRun run, LocalKclWorker victim, Set<String> shards, Map<String, String> last) {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> owners = run.workers().owners();
+        Map<String, String> during = run.workers().checkpoints();
+        Set<String> inLake = new dev.sluice.verify.reconcile.Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
+                .lakeEventIds(run.pipeline().resources().bucket(), run.lakePrefix())
+                .keySet();
+        for (String shard : shards) {
+            if (!victim.workerId().equals(owners.get(shard))) {
+                problems.add("shard " + shard + " left its worker, which still renewed its lease");
+            }
+            if (last.containsKey(shard) && LocalKclWorkers.past(during.get(shard), last.get(shard))) {
+                problems.add("shard " + shard + " reached its last record (" + during.get(shard)
+                        + ") while its worker could not reach S3");
+            }
+            long undurable = run.ledger().stream()
+                    .filter(e -> e.shardId().equals(shard)
+                            && e.event().valid()
+                            && LocalKclWorkers.past(during.get(shard), e.sequenceNumber())
+                            && !inLake.contains(e.event().eventId()))
+                    .count();
+            if (undurable > 0) {
+                problems.add("shard " + shard + " checkpointed at " + during.get(shard) + " past " + undurable
+                        + " views not in the lake while its worker could not reach S3");
+            }
+        }
+        return problems;
     }
 
     private StateSampler sampler(KclViewsRun run) {

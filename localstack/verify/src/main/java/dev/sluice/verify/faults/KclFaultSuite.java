@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * The fault suite's KCL scenarios: the {@code kclviews} test pipeline's {@code consumer: kcl} stage
  * run by two local KCL workers (separate JVMs), one of which is killed hard (SIGKILL), stopped
  * gracefully (SIGTERM) or joined by a third mid-stream; each run reconciled against the producer's
- * ledger (table, aggregate, dead-letter queue; per-key order in the stage's output stream). The
+ * ledger (lake, table, aggregate, dead-letter queue; per-key order in the stage's output stream and
+ * its lake). The
  * takeover time is the seconds from a worker's death to the first batch its successor processed on
  * one of its shards.
  */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.ResourceNames;
@@ -35,11 +36,12 @@ import software.amazon.awssdk.services.kinesis.model.Shard;
 
 /**
  * The KCL ITs' and fault scenarios' test bed: the {@code kclviews} pipeline (page views partitioned
- * by page, one {@code consumer: kcl} stage that validates them, stores each once by {@code eventId},
- * counts them per page per minute and forwards them to an output stream), provisioned with fresh
- * names, local KCL workers for its stage, a producer with a ledger, and the checks: reconciliation
- * (no loss, no duplicate effect), per-key order in the output stream, and figures read from the
- * workers' metrics (takeover time, records per second).
+ * by page, one {@code consumer: kcl} stage that validates them, writes each once to the lake (with
+ * its commit ledger) and stores each once by {@code eventId}, counts them per page per minute and
+ * forwards them to an output stream), provisioned with fresh names, local KCL workers for its stage,
+ * a producer with a ledger, and the checks: reconciliation (no loss, no duplicate effect in the
+ * lake, the table and the aggregate), per-key order in the output stream and the lake, and figures
+ * read from the workers' metrics (takeover time, records per second).
  */
 public final class KclViewsRun implements AutoCloseable {
 
@@ -203,37 +205,55 @@ public final class KclViewsRun implements AutoCloseable {
         workers.awaitCheckpointed(lastSequenceByShard(), stall);
     }
 
-    /** Reconciles the table, the aggregate and the dead-letter queue against the ledger (no lake). */
+    /**
+     * Reconciles the lake, the table, the aggregate and the dead-letter queue against the ledger: each
+     * valid view exactly once in the lake and the table and counted once, each bad record dead
+     * lettered.
+     */
     public Reconciliation reconcile() {
+        StageDefinition stage = pipeline.resources().definition().stage(STAGE);
         return new Reconciler(aws.s3(), aws.dynamoDb(), aws.sqs())
                 .reconcile(
                         ledger(),
-                        null,
-                        null,
+                        pipeline.resources().bucket(),
+                        lakePrefix(),
                         pipeline.resources().tables().get("views-by-id"),
                         pipeline.resources().queueUrls().get("views-dlq"),
-                        dev.sluice.verify.reconcile.AggregateCheck.of(
-                                pipeline.resources().definition().stage(STAGE),
-                                pipeline.resources().tables()));
+                        AggregateCheck.of(stage, pipeline.resources().tables()));
+    }
+
+    /** The prefix of the stage's lake ({@code views/}). */
+    public String lakePrefix() {
+        return Reconciler.lakePrefix(
+                pipeline.resources(), pipeline.resources().definition().stage(STAGE));
     }
 
     /**
-     * Whether a reconciliation holds every invariant for this lake-less stage: nothing lost, nothing
-     * twice, nothing unexplained, every event in the table or the dead-letter queue, every valid one
-     * counted once in the aggregate.
+     * Whether a reconciliation holds every invariant for this stage: nothing lost, nothing twice,
+     * nothing unexplained, every event in the lake and the table or in the dead-letter queue, every
+     * valid one counted once in the aggregate.
      */
     public static boolean reconciled(Reconciliation r) {
-        return r.lost() == 0
-                && r.duplicates() == 0
-                && r.unexpected() == 0
-                && r.table() + r.deadLettered() == r.produced()
-                && r.aggregated() + r.late() == r.table();
+        return r.reconciled() && r.aggregated() + r.late() == r.table();
     }
 
-    /** Per-key order in the output stream. */
+    /**
+     * Per-key order in the output stream and in the lake: {@code forwarded} and {@code copies} are the
+     * stream's; {@code violations} and {@code examples} those of both (the lake's marked {@code lake:}).
+     */
     public StreamOrder.Result order() {
-        return new StreamOrder(aws.kinesis())
+        StreamOrder.Result stream = new StreamOrder(aws.kinesis())
                 .check(ledger(), pipeline.resources().streams().get(OUTPUT));
+        LakeOrder.Result lake = lakeOrder();
+        List<String> examples = new ArrayList<>(stream.examples());
+        lake.examples().forEach(v -> examples.add("lake: " + v));
+        return new StreamOrder.Result(
+                stream.forwarded(), stream.copies(), stream.violations() + lake.violations(), List.copyOf(examples));
+    }
+
+    /** Per-key order in the lake alone. */
+    public LakeOrder.Result lakeOrder() {
+        return new LakeOrder(aws.s3()).check(ledger(), pipeline.resources().bucket(), lakePrefix(), 5);
     }
 
     /** Splits a shard of the input stream in two halves of its hash range (polling workers only). */

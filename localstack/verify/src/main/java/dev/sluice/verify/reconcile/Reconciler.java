@@ -282,7 +282,7 @@ public final class Reconciler {
             String deadLetterQueueUrl,
             Optional<AggregateCheck> aggregate,
             Set<String> refusedByAggregate) {
-        // a stage without a lake (KCL stages): bucket null, the lake is not checked
+        // a stage without a lake: bucket null, the lake is not checked
         boolean lakeChecked = bucket != null;
         Map<String, Integer> lake = lakeChecked ? lakeEventIds(bucket, lakePrefix) : Map.of();
         Map<String, Integer> items = tableEventIds(table);

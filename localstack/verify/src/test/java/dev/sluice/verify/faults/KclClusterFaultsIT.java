@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The fault suite's partial-cluster KCL scenarios at CI size ({@code ./sluice faults} runs them with
- * more workers): a zombie worker, a partition that heals, a sink partition, scale out and in under
+ * more workers): a zombie worker, a partition that heals, a worker cut off S3, scale out and in under
  * load — each reconciled, in order, and free of state regressions while sampled.
  */
 @ExtendWith(LocalAwsExtension.class)
@@ -35,7 +35,7 @@ class KclClusterFaultsIT {
     }
 
     @Test
-    void aWorkerCutOffItsSinksHoldsItsShardsWithoutSkippingAndRecovers(LocalAws aws) {
+    void aWorkerCutOffS3HoldsItsShardsWithoutSkippingAndRecovers(LocalAws aws) {
         assertPassed(new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SINK, EVENTS));
     }
 
