@@ -330,28 +330,15 @@ public final class S3LakeSink implements EventSink {
 
     /** Writes the object unless it exists; {@code false} if it did. */
     private boolean put(String key, List<ProcessedEvent> records) throws SinkException {
-        PutObjectRequest request = PutObjectRequest.builder()
-                .bucket(bucket)
-                .key(key)
-                .ifNoneMatch("*")
-                .contentType("application/x-ndjson")
-                .contentEncoding("gzip")
-                .metadata(Map.of(
+        return putIfAbsent(
+                "put",
+                key,
+                Map.of(
                         LAST_POSITION,
-                                records.get(records.size() - 1).position().sortable(),
-                        RECORD_COUNT, Integer.toString(records.size())))
-                .build();
-        try {
-            s3.putObject(request, RequestBody.fromBytes(gzipLines(records)));
-            return true;
-        } catch (S3Exception e) {
-            if (e.statusCode() == 412) {
-                return false;
-            }
-            throw SdkErrors.classify("put s3://" + bucket + "/" + key, e);
-        } catch (SdkException e) {
-            throw SdkErrors.classify("put s3://" + bucket + "/" + key, e);
-        }
+                        records.get(records.size() - 1).position().sortable(),
+                        RECORD_COUNT,
+                        Integer.toString(records.size())),
+                gzipLines(records));
     }
 
     /**
@@ -361,24 +348,30 @@ public final class S3LakeSink implements EventSink {
      * @return {@code false} if an object exists under the key (the abandoned attempt's late PUT landed)
      */
     private boolean claim(String key) throws SinkException {
+        return putIfAbsent("claim", key, Map.of(TOMBSTONE, "true", RECORD_COUNT, "0"), gzipLines(List.of()));
+    }
+
+    /** One gzipped NDJSON object, put with {@code If-None-Match: *}; {@code false} on 412 (it exists). */
+    private boolean putIfAbsent(String what, String key, Map<String, String> metadata, byte[] body)
+            throws SinkException {
         PutObjectRequest request = PutObjectRequest.builder()
                 .bucket(bucket)
                 .key(key)
                 .ifNoneMatch("*")
                 .contentType("application/x-ndjson")
                 .contentEncoding("gzip")
-                .metadata(Map.of(TOMBSTONE, "true", RECORD_COUNT, "0"))
+                .metadata(metadata)
                 .build();
         try {
-            s3.putObject(request, RequestBody.fromBytes(gzipLines(List.of())));
+            s3.putObject(request, RequestBody.fromBytes(body));
             return true;
         } catch (S3Exception e) {
             if (e.statusCode() == 412) {
                 return false;
             }
-            throw SdkErrors.classify("claim s3://" + bucket + "/" + key, e);
+            throw SdkErrors.classify(what + " s3://" + bucket + "/" + key, e);
         } catch (SdkException e) {
-            throw SdkErrors.classify("claim s3://" + bucket + "/" + key, e);
+            throw SdkErrors.classify(what + " s3://" + bucket + "/" + key, e);
         }
     }
 
