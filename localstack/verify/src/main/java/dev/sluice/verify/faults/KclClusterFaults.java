@@ -298,21 +298,11 @@ public final class KclClusterFaults {
                                     List.of(tables.get("views-by-id"), tables.get("views-latest")),
                                     LocalKclWorkers.Drop.RESET)) {
                         run.produce((events - half) / 2, BAD_EVERY);
-                        try {
-                            await(
-                                    "a batch of " + victim.workerId() + " failed in part",
-                                    () -> run.metrics().stream()
-                                            .anyMatch(m -> m.path("workerId")
-                                                            .asText()
-                                                            .equals(victim.workerId())
-                                                    && m.path("FailedBatches").asLong() > 0
-                                                    && m.path("_aws")
-                                                                    .path("Timestamp")
-                                                                    .asLong()
-                                                            >= fault.toEpochMilli()));
+                        Optional<String> missed = awaitFailedBatch(
+                                run, victim, fault, "a batch of " + victim.workerId() + " failed in part");
+                        missed.ifPresent(problem -> problems.add("the partition cut no batch: " + problem));
+                        if (missed.isEmpty()) {
                             fired++;
-                        } catch (IllegalStateException e) {
-                            problems.add("the partition cut no batch: " + e.getMessage());
                         }
                     }
                     run.produce(events - half - (events - half) / 2, BAD_EVERY);
@@ -340,21 +330,11 @@ public final class KclClusterFaults {
                             run.workers().partition(victim, LocalKclWorkers.Cut.S3, LocalKclWorkers.Drop.RESET)) {
                         run.produce(events - half, BAD_EVERY);
                         Map<String, String> last = run.lastSequenceByShard();
-                        try {
-                            await(
-                                    "a batch of " + victim.workerId() + " failed on the lake",
-                                    () -> run.metrics().stream()
-                                            .anyMatch(m -> m.path("workerId")
-                                                            .asText()
-                                                            .equals(victim.workerId())
-                                                    && m.path("FailedBatches").asLong() > 0
-                                                    && m.path("_aws")
-                                                                    .path("Timestamp")
-                                                                    .asLong()
-                                                            >= cutSince.toEpochMilli()));
+                        Optional<String> missed = awaitFailedBatch(
+                                run, victim, cutSince, "a batch of " + victim.workerId() + " failed on the lake");
+                        missed.ifPresent(problem -> problems.add("the S3 cut failed no batch: " + problem));
+                        if (missed.isEmpty()) {
                             fired++;
-                        } catch (IllegalStateException e) {
-                            problems.add("the S3 cut failed no batch: " + e.getMessage());
                         }
                         // the other workers' shards finish; the victim's wait
                         await("the other workers' shards checkpointed", () -> {
@@ -657,6 +637,25 @@ public final class KclClusterFaults {
     private static int compare(dev.sluice.verify.reconcile.LedgerEntry a, dev.sluice.verify.reconcile.LedgerEntry b) {
         int shard = a.shardId().compareTo(b.shardId());
         return shard != 0 ? shard : dev.sluice.verify.reconcile.LedgerEntry.compareInShard(a, b);
+    }
+
+    /**
+     * Waits until the worker reports a failed batch (EMF {@code FailedBatches} above 0) at or after
+     * {@code since}; the reason it did not, if it did not.
+     */
+    private static Optional<String> awaitFailedBatch(
+            KclViewsRun run, LocalKclWorker worker, Instant since, String what) {
+        try {
+            await(
+                    what,
+                    () -> run.metrics().stream()
+                            .anyMatch(m -> m.path("workerId").asText().equals(worker.workerId())
+                                    && m.path("FailedBatches").asLong() > 0
+                                    && m.path("_aws").path("Timestamp").asLong() >= since.toEpochMilli()));
+            return Optional.empty();
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     private static Set<String> shardsOf(KclViewsRun run, LocalKclWorker worker) {
