@@ -182,4 +182,56 @@ class LocalAwsIT {
                 .containsEntry("AWS_ENDPOINT_URL_SQS", aws.sqsEndpoint().toString());
         assertThat(aws.startupMillis()).containsOnlyKeys(Emulator.values());
     }
+
+    /**
+     * One PutRecords call spread over several shards puts each entry into the shard its response
+     * names, in call order. Guards the patch of kinesis-mock's PutRecords grouping
+     * ({@code localstack/patches}): grouping by shard alone must still append every group to its
+     * own shard.
+     */
+    @Test
+    void putRecordsOverSeveralShardsLandsEachEntryInItsShardInOrder(LocalAws aws, ResourceNames names) {
+        String stream = names.name("spread");
+        var kinesis = aws.kinesis();
+        kinesis.createStream(r -> r.streamName(stream).shardCount(4));
+        aws.kinesisWaiter().waitUntilStreamExists(r -> r.streamName(stream));
+
+        Map<String, List<String>> putByShard = new java.util.TreeMap<>();
+        for (int call = 0; call < 2; call++) {
+            List<software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry> entries = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                String body = call + "-" + i;
+                entries.add(software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry.builder()
+                        .partitionKey("key-" + (i % 37))
+                        .data(SdkBytes.fromUtf8String(body))
+                        .build());
+            }
+            var response = kinesis.putRecords(r -> r.streamName(stream).records(entries));
+            assertThat(response.failedRecordCount()).isZero();
+            for (int i = 0; i < entries.size(); i++) {
+                putByShard
+                        .computeIfAbsent(response.records().get(i).shardId(), k -> new ArrayList<>())
+                        .add(entries.get(i).data().asUtf8String());
+            }
+        }
+        assertThat(putByShard).hasSizeGreaterThanOrEqualTo(3);
+
+        Map<String, List<String>> readByShard = new java.util.TreeMap<>();
+        for (String shard : putByShard.keySet()) {
+            String iterator = kinesis.getShardIterator(
+                            r -> r.streamName(stream).shardId(shard).shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                    .shardIterator();
+            List<Record> records = kinesis.getRecords(
+                            r -> r.shardIterator(iterator).limit(1000))
+                    .records();
+            readByShard.put(
+                    shard, records.stream().map(x -> x.data().asUtf8String()).toList());
+            for (int i = 1; i < records.size(); i++) {
+                assertThat(new java.math.BigInteger(records.get(i).sequenceNumber()))
+                        .isGreaterThan(
+                                new java.math.BigInteger(records.get(i - 1).sequenceNumber()));
+            }
+        }
+        assertThat(readByShard).isEqualTo(putByShard);
+    }
 }
