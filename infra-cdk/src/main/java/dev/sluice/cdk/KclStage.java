@@ -102,7 +102,7 @@ public final class KclStage extends Construct {
             + " -Dsluice.image.repository=<account>.dkr.ecr.<region>.amazonaws.com/<repository>"
             + " (docs/operations.md, \"Deploying the KCL worker image\"), then pass -c " + IMAGE_CONTEXT
             + "=<account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest> (the digest is in"
-            + " functions/kcl/target/jib/sluice-kcl-arm64.pushed.digest)";
+            + " functions/kcl/target/jib/sluice-kcl.pushed.digest)";
 
     /**
      * The container health check: the image has no shell, so its own JVM runs {@code
