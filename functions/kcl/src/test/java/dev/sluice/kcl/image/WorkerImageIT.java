@@ -195,11 +195,11 @@ class WorkerImageIT {
         }
     }
 
-    private static String sha256(byte[] bytes) throws NoSuchAlgorithmException {
+    static String sha256(byte[] bytes) throws NoSuchAlgorithmException {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     }
 
-    private static List<String> strings(JsonNode array) {
+    static List<String> strings(JsonNode array) {
         List<String> out = new ArrayList<>();
         array.forEach(node -> out.add(node.asText()));
         return out;

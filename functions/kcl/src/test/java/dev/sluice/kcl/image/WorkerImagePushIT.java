@@ -17,10 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,7 +146,7 @@ class WorkerImagePushIT {
         HttpResponse<byte[]> response = get("/v2/sluice-kcl/manifests/" + revision, OCI_INDEX);
         assertThat(response.statusCode()).as("index %s", revision).isEqualTo(200);
         assertThat(response.headers().firstValue("Content-Type")).hasValue(OCI_INDEX);
-        String indexDigest = "sha256:" + sha256(response.body());
+        String indexDigest = "sha256:" + WorkerImageIT.sha256(response.body());
         assertThat(response.headers().firstValue("Docker-Content-Digest")).hasValue(indexDigest);
         // the digest written for CDK (-c sluice:kclImage=<repository>@<digest>) is the index's
         assertThat(Files.readString(digestFile).strip()).isEqualTo(indexDigest);
@@ -183,7 +181,7 @@ class WorkerImagePushIT {
             assertThat(config.get("os").asText()).isEqualTo("linux");
             JsonNode container = config.get("config");
             assertThat(container.get("User").asText()).isEqualTo("65532:65532");
-            assertThat(strings(container.get("Entrypoint")))
+            assertThat(WorkerImageIT.strings(container.get("Entrypoint")))
                     .startsWith("/usr/bin/java")
                     .endsWith("-jar", "/deployments/quarkus-run.jar");
             assertThat(container
@@ -200,7 +198,7 @@ class WorkerImagePushIT {
                         .isEqualTo(layer.get("digest").asText());
             }
         }
-        assertThat(strings(JSON.readTree(get("/v2/sluice-kcl/tags/list", "application/json")
+        assertThat(WorkerImageIT.strings(JSON.readTree(get("/v2/sluice-kcl/tags/list", "application/json")
                                 .body())
                         .get("tags")))
                 .containsExactly(revision);
@@ -259,7 +257,7 @@ class WorkerImagePushIT {
         assertThat((long) response.body().length)
                 .as(digest)
                 .isEqualTo(descriptor.get("size").asLong());
-        assertThat("sha256:" + sha256(response.body())).isEqualTo(digest);
+        assertThat("sha256:" + WorkerImageIT.sha256(response.body())).isEqualTo(digest);
         return response.body();
     }
 
@@ -292,15 +290,5 @@ class WorkerImagePushIT {
             }
         }
         return false;
-    }
-
-    private static String sha256(byte[] bytes) throws NoSuchAlgorithmException {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> out = new ArrayList<>();
-        array.forEach(node -> out.add(node.asText()));
-        return out;
     }
 }
