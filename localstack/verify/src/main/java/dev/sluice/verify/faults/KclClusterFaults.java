@@ -101,7 +101,8 @@ public final class KclClusterFaults {
          * workers consumed in real time on a 2-core machine shared with other builds (load average
          * 20–30, 2026-12-02: 17–22 processed a second at 20 asked; at 40 and 60 asked they managed
          * 12–23 and fell behind, and at 60 kinesis-mock answered so late that the SDK most likely put
-         * records twice, which the aggregate of {@code kclviews}, without a deduplicate table, counts).
+         * records twice, which the aggregate of {@code kclviews} counted before the stage deduplicated
+         * by {@code eventId} in {@code views-by-id}).
          * A quiet machine sustains a few hundred a second for this one-stage pipeline: {@code
          * --rate} raises it.
          */
