@@ -2,6 +2,9 @@ package dev.sluice.core.json;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -48,6 +51,12 @@ public class JsonEdits {
         }
     }
 
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long LINE_FEEDS = 0x0a0a0a0a0a0a0a0aL;
+    private static final long CARRIAGE_RETURNS = 0x0d0d0d0d0d0d0d0dL;
+
     private int[] starts = new int[4];
     private int[] ends = new int[4];
     private byte[][] replacements = new byte[4][];
@@ -70,7 +79,7 @@ public class JsonEdits {
             return;
         }
         if (original instanceof LocatedTextNode located) {
-            add(located.start(), located.end(), quoted(text));
+            add(located.start(), located.end(), quote(text));
         } else {
             invalidate();
         }
@@ -117,11 +126,8 @@ public class JsonEdits {
         if (from < 0 || to <= from) {
             return null;
         }
-        for (int i = from; i < to; i++) {
-            byte b = data[i];
-            if (b == '\n' || b == '\r') {
-                return null;
-            }
+        if (lineBreak(data, from, to) >= 0) {
+            return null;
         }
         sort();
         int length = to - from;
@@ -148,6 +154,29 @@ public class JsonEdits {
         }
         System.arraycopy(data, at, out, written, to - at);
         return out;
+    }
+
+    /**
+     * The offset of the first line feed or carriage return in {@code data[from..to)}, or -1: eight
+     * bytes at a time, then byte by byte.
+     */
+    static int lineBreak(byte[] data, int from, int to) {
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long w = (long) LONGS.get(data, i);
+            long lf = w ^ LINE_FEEDS;
+            long cr = w ^ CARRIAGE_RETURNS;
+            if (((((lf - ONES) & ~lf) | ((cr - ONES) & ~cr)) & HIGHS) != 0) {
+                break; // a zero byte in lf or cr: the break is in this word
+            }
+        }
+        for (; i < to; i++) {
+            byte b = data[i];
+            if (b == '\n' || b == '\r') {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Where the {@code i}-th edit (in byte order) ends; a seam for tests' deliberately broken editors. */
@@ -184,6 +213,33 @@ public class JsonEdits {
             ends[j + 1] = end;
             replacements[j + 1] = replacement;
         }
+    }
+
+    /**
+     * {@code text} as a JSON string token in UTF-8: directly when every char is {@linkplain
+     * #plain plain} (tokens, masked numbers), else as Jackson's encoder escapes it.
+     */
+    private byte[] quote(String text) {
+        int n = text.length();
+        byte[] quoted = new byte[n + 2];
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            if (!plain(c)) {
+                return quoted(text);
+            }
+            quoted[i + 1] = (byte) c;
+        }
+        quoted[0] = '"';
+        quoted[n + 1] = '"';
+        return quoted;
+    }
+
+    /**
+     * Whether a char stands for itself, as one byte, in a JSON string (printable ASCII other than
+     * the quote and the backslash); a seam for the tests' deliberately broken editors.
+     */
+    boolean plain(char c) {
+        return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
     }
 
     private static byte[] quoted(String text) {

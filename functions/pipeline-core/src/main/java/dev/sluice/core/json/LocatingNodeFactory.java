@@ -29,13 +29,13 @@ public final class LocatingNodeFactory extends JsonNodeFactory {
         this.names = names == null ? null : Set.copyOf(names);
     }
 
-    /** Marks the parser whose tokens the next nodes built on this thread come from; {@code null} to clear. */
+    /**
+     * Marks the parser whose tokens the next nodes built on this thread come from; {@code null} to
+     * clear. Clearing keeps the thread's entry (holding {@code null}) rather than removing it: a
+     * removed entry is created again, with a new weak reference, by the next record's read.
+     */
     public static void reading(JsonParser parser) {
-        if (parser == null) {
-            PARSER.remove();
-        } else {
-            PARSER.set(parser);
-        }
+        PARSER.set(parser);
     }
 
     @Override

@@ -1,11 +1,11 @@
 package dev.sluice.core.stage;
 
-import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.ReasonCode;
+import dev.sluice.core.json.NodePath;
 import dev.sluice.core.window.TumblingWindows;
 import dev.sluice.core.window.Verdict;
 import java.math.BigDecimal;
@@ -19,15 +19,15 @@ import java.math.BigDecimal;
 final class AggregateStep implements Step {
 
     private final TumblingWindows windows;
-    private final JsonPointer key;
-    private final JsonPointer value;
+    private final NodePath key;
+    private final NodePath value;
     private final TumblingWindows.Batch batch;
 
     AggregateStep(TumblingWindows windows, String keyPath, String valuePath) {
         this(windows, pointer(keyPath), valuePath == null ? null : pointer(valuePath), null);
     }
 
-    private AggregateStep(TumblingWindows windows, JsonPointer key, JsonPointer value, TumblingWindows.Batch batch) {
+    private AggregateStep(TumblingWindows windows, NodePath key, NodePath value, TumblingWindows.Batch batch) {
         this.windows = windows;
         this.key = key;
         this.value = value;
@@ -50,7 +50,7 @@ final class AggregateStep implements Step {
             throw new IllegalStateException("aggregate step used outside a batch");
         }
         InboundRecord record = context.record();
-        JsonNode keyNode = context.event().at(key);
+        JsonNode keyNode = key.at(context.event());
         if (!keyNode.isValueNode()) {
             return new DeadLetter(
                     record,
@@ -59,7 +59,7 @@ final class AggregateStep implements Step {
         }
         BigDecimal amount = null;
         if (value != null) {
-            JsonNode valueNode = context.event().at(value);
+            JsonNode valueNode = value.at(context.event());
             if (valueNode.isNumber()) {
                 amount = valueNode.decimalValue();
             }
@@ -88,7 +88,7 @@ final class AggregateStep implements Step {
         }
     }
 
-    private static JsonPointer pointer(String path) {
-        return FieldPaths.pointer(path);
+    private static NodePath pointer(String path) {
+        return NodePath.of(FieldPaths.pointer(path));
     }
 }

@@ -11,6 +11,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.json.LocatedTextNode;
 import dev.sluice.core.json.LocatingNodeFactory;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +32,11 @@ import java.util.Set;
  * UTF-8 byte order mark is ignored, as RFC 8259 §8.1 allows.
  */
 public final class RecordParser {
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long BACKSLASHES = 0x5c5c5c5c5c5c5c5cL;
 
     private static final int CLEAN = -1;
     private static final int CLEAN_WITH_SURROGATE_ESCAPE = -2;
@@ -145,10 +153,27 @@ public final class RecordParser {
      * {@code D} (an escape that may be a surrogate); else the offset of the first offending byte.
      */
     static int scan(byte[] b) {
+        return scan(b, BACKSLASHES);
+    }
+
+    /**
+     * {@link #scan(byte[])} whose eight-byte steps stop at this byte (repeated in each byte of {@code
+     * stops}) as they stop at a backslash: a seam for the tests' deliberately broken scanner.
+     */
+    static int scan(byte[] b, long stops) {
         boolean surrogateEscape = false;
         int n = b.length;
         int i = 0;
         while (i < n) {
+            if (i + Long.BYTES <= n) {
+                // eight bytes at a time while they are ASCII without NUL and without a backslash
+                long w = (long) LONGS.get(b, i);
+                long escapes = w ^ stops;
+                if (((w | ((w - ONES) & ~w) | ((escapes - ONES) & ~escapes)) & HIGHS) == 0) {
+                    i += Long.BYTES;
+                    continue;
+                }
+            }
             int c = b[i];
             if (c > 0) {
                 if (c == '\\' && i + 2 < n && b[i + 1] == 'u' && (b[i + 2] | 0x20) == 'd') {

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sluice.core.stage.RecordParser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
@@ -25,7 +26,8 @@ import org.quicktheories.core.Gen;
  * generated objects (nested objects and arrays, escapes, non-ASCII text, numbers, white space, a
  * {@code ingestedAt} already present or not), a random subset of their strings replaced by random
  * text, and the {@code ingestedAt} stamp. {@link #aBrokenEditorIsCaught} runs the property with an
- * editor that cuts one byte too few, which it must falsify.
+ * editor that cuts one byte too few, {@link #anEditorThatWritesQuotesAsThemselvesIsCaught} with one
+ * whose short cut for plain ASCII replacements takes a quote for plain; it must falsify both.
  */
 class JsonEditsPropertyTest {
 
@@ -60,6 +62,71 @@ class JsonEditsPropertyTest {
                 return end > 0 ? end - 1 : end;
             }
         }));
+    }
+
+    /** Broken: replacement values are written byte for byte, a quote included (not escaped). */
+    @Test
+    void anEditorThatWritesQuotesAsThemselvesIsCaught() {
+        assertFalsified(() -> splicedBytesAreTheEditedTree(() -> new JsonEdits() {
+            @Override
+            boolean plain(char c) {
+                return c >= 0x20 && c < 0x7f && c != '\\';
+            }
+        }));
+    }
+
+    /** A line break finder under test: offset of the first LF or CR in {@code data[from..to)}, or -1. */
+    @FunctionalInterface
+    interface LineBreaks {
+        int find(byte[] data, int from, int to);
+    }
+
+    @Test
+    void theFirstLineBreakIsFoundEightBytesAtATime() {
+        theFirstLineBreakIsFound(JsonEdits::lineBreak);
+    }
+
+    /** Broken: the last byte of the range is never looked at, or the first eight bytes are skipped. */
+    @Test
+    void aLineBreakFinderThatSkipsBytesIsCaught() {
+        assertFalsified(() -> theFirstLineBreakIsFound((data, from, to) -> JsonEdits.lineBreak(data, from, to - 1)));
+        assertFalsified(() -> theFirstLineBreakIsFound(
+                (data, from, to) -> JsonEdits.lineBreak(data, Math.min(from + Long.BYTES, to), to)));
+    }
+
+    /** Bytes and a range of them. */
+    record Range(byte[] data, int from, int to) {
+        @Override
+        public String toString() {
+            return Arrays.toString(data) + " [" + from + ", " + to + ")";
+        }
+    }
+
+    static void theFirstLineBreakIsFound(LineBreaks finder) {
+        byte[] others = {'a', ' ', '"', '\\', 0x0b, 0x0c, (byte) 0x8a, (byte) 0x8d, (byte) 0xe2, 0};
+        qt(3_000)
+                .forAll(fromRandom(random -> {
+                    byte[] data = new byte[random.nextInt(40)];
+                    int density = random.nextInt(4) == 0 ? Integer.MAX_VALUE : 1 + random.nextInt(30);
+                    for (int i = 0; i < data.length; i++) {
+                        data[i] = random.nextInt(density) == 0
+                                ? (byte) (random.nextBoolean() ? '\n' : '\r')
+                                : others[random.nextInt(others.length)];
+                    }
+                    int from = data.length == 0 ? 0 : random.nextInt(data.length);
+                    return new Range(data, from, from + random.nextInt(data.length - from + 1));
+                }))
+                .checkAssert(range -> {
+                    int expected = -1;
+                    for (int i = range.from(); i < range.to() && expected < 0; i++) {
+                        if (range.data()[i] == '\n' || range.data()[i] == '\r') {
+                            expected = i;
+                        }
+                    }
+                    assertThat(finder.find(range.data(), range.from(), range.to()))
+                            .as("%s", range)
+                            .isEqualTo(expected);
+                });
     }
 
     @Test

@@ -150,7 +150,18 @@ final class NumberChecks {
         private final BigDecimal divisor;
         private final long smallDivisor; // 0 when the divisor is not a small integer
 
+        /** k when the divisor is 10^-k (0.01: 2), else 0: then a decimal of scale ≤ k is a multiple. */
+        private final int decimals;
+
         MultipleOf(JsonNode schemaValue) {
+            this(schemaValue, 0);
+        }
+
+        /**
+         * @param slack added to the decimals decided from the scale: a seam for the tests'
+         *     deliberately broken checks; 0 for the real one
+         */
+        MultipleOf(JsonNode schemaValue, int slack) {
             if (!schemaValue.isNumber() || !Double.isFinite(schemaValue.doubleValue())) {
                 throw new FastValidator.Unsupported("multipleOf is not a finite number");
             }
@@ -165,6 +176,11 @@ final class NumberChecks {
                 small = Math.abs(divisor.longValueExact());
             }
             this.smallDivisor = small;
+            BigDecimal unit = divisor == null ? null : divisor.stripTrailingZeros();
+            this.decimals =
+                    unit != null && unit.scale() > 0 && unit.unscaledValue().equals(BigInteger.ONE)
+                            ? unit.scale() + slack
+                            : 0;
         }
 
         boolean test(JsonNode node) {
@@ -188,6 +204,9 @@ final class NumberChecks {
             BigDecimal dividend;
             if (node.isBigDecimal()) {
                 dividend = node.decimalValue();
+                if (decimals > 0 && dividend.scale() <= decimals) {
+                    return true; // unscaled × 10^-scale, scale ≤ k: a whole number of 10^-k
+                }
             } else {
                 double x = node.doubleValue();
                 if (!Double.isFinite(x)) {
