@@ -32,10 +32,8 @@ class ClaimCheckGrantsTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        payments = TestApps.stack(stacks, "payments");
-        clickstream = TestApps.stack(stacks, "clickstream");
+        payments = RepositoryPipelines.get().stack("payments");
+        clickstream = RepositoryPipelines.get().stack("clickstream");
     }
 
     /** The statements of a role that name the claim-check prefix of this queue. */
@@ -48,7 +46,7 @@ class ClaimCheckGrantsTest {
 
     @Test
     void lambdaStageMayOnlyPutObjectsUnderItsQueuesClaimCheckPrefix() {
-        Template template = Template.fromStack(payments);
+        Template template = RepositoryPipelines.get().template(payments);
         LambdaStage stage = payments.getLambdaStage("validate");
 
         assertThat(onClaimChecks(template, stage.getFunction().getRole(), "payments-dlq"))
@@ -64,7 +62,7 @@ class ClaimCheckGrantsTest {
 
     @Test
     void kclStageMayOnlyPutObjectsUnderItsQueuesClaimCheckPrefix() {
-        Template template = Template.fromStack(clickstream);
+        Template template = RepositoryPipelines.get().template(clickstream);
         clickstream.getKclStages().forEach((name, stage) -> {
             String queue = clickstream.getDefinition().stage(name).failure().deadLetterQueue();
             assertThat(onClaimChecks(template, stage.getTaskDefinition().getTaskRole(), queue))
@@ -79,7 +77,7 @@ class ClaimCheckGrantsTest {
     @Test
     void noPersonaButAdminReachesTheClaimChecks() {
         for (PipelineStack stack : List.of(payments, clickstream)) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             for (Persona persona : Persona.values()) {
                 if (persona == Persona.ADMIN || stack.getPersonas().getRole(persona) == null) {
                     continue;
@@ -101,7 +99,8 @@ class ClaimCheckGrantsTest {
 
     @Test
     void claimChecksOutliveTheirMessageByADay() {
-        Template.fromStack(payments)
+        RepositoryPipelines.get()
+                .template(payments)
                 .hasResourceProperties(
                         "AWS::S3::Bucket",
                         Match.objectLike(Map.of(

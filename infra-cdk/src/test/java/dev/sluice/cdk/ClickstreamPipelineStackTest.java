@@ -7,14 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.SinkDefinition;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awscdk.App;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
@@ -24,22 +21,16 @@ import software.amazon.awscdk.assertions.Template;
  */
 class ClickstreamPipelineStackTest {
 
-    @TempDir
-    static Path dir;
-
     private static PipelineStack stack;
     private static PipelineDefinition definition;
     private static Template template;
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        stack = SluiceApp.addPipelines(app, SluiceRoot.locate()).stream()
-                .filter(s -> s.getDefinition().pipeline().equals("clickstream"))
-                .findFirst()
-                .orElseThrow();
+        RepositoryPipelines pipelines = RepositoryPipelines.get();
+        stack = pipelines.stack("clickstream");
         definition = stack.getDefinition();
-        template = Template.fromStack(stack);
+        template = pipelines.template(stack);
     }
 
     @Test

@@ -2,27 +2,20 @@ package dev.sluice.cdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awscdk.App;
 import software.amazon.awscdk.assertions.Template;
 
 /** Every cdk-nag suppression names one resource, one rule and its reason, and nothing else is suppressed. */
 class NagSuppressionsForSluiceTest {
 
-    @TempDir
-    static Path dir;
-
     static List<PipelineStack> stacks;
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        stacks = RepositoryPipelines.get().stacks();
     }
 
     @Test
@@ -55,7 +48,7 @@ class NagSuppressionsForSluiceTest {
     @SuppressWarnings("unchecked")
     void theTemplateHoldsExactlyTheListedSuppressions() {
         for (PipelineStack stack : stacks) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             int inTemplate = 0;
             for (Map<String, Object> resource : template.toJSON().entrySet().stream()
                     .filter(e -> e.getKey().equals("Resources"))

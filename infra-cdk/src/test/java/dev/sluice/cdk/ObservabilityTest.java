@@ -18,16 +18,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 import software.constructs.IConstruct;
 
 /** The dashboard, alarms and alarm topic of the payments and clickstream stacks; one synth for all. */
 class ObservabilityTest {
-
-    @TempDir
-    static Path dir;
 
     private static PipelineStack payments;
     private static PipelineStack clickstream;
@@ -36,11 +32,11 @@ class ObservabilityTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
-        List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), SluiceRoot.locate());
-        payments = byPipeline(stacks, "payments");
-        clickstream = byPipeline(stacks, "clickstream");
-        paymentsTemplate = Template.fromStack(payments);
-        clickstreamTemplate = Template.fromStack(clickstream);
+        RepositoryPipelines pipelines = RepositoryPipelines.get();
+        payments = byPipeline(pipelines.stacks(), "payments");
+        clickstream = byPipeline(pipelines.stacks(), "clickstream");
+        paymentsTemplate = pipelines.template(payments);
+        clickstreamTemplate = pipelines.template(clickstream);
     }
 
     private static PipelineStack byPipeline(List<PipelineStack> stacks, String pipeline) {

@@ -7,22 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.definition.LakeDefinition;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StreamDefinition;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awscdk.App;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
-/** The stack synthesized from {@code pipelines/payments.yaml}; one synth shared by every test. */
+/** The stack synthesized from {@code pipelines/payments.yaml}; one synth per JVM ({@link RepositoryPipelines}). */
 class PaymentsPipelineStackTest {
-
-    @TempDir
-    static Path dir;
 
     private static PipelineStack stack;
     private static PipelineDefinition definition;
@@ -30,14 +24,10 @@ class PaymentsPipelineStackTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        stack = stacks.stream()
-                .filter(s -> s.getDefinition().pipeline().equals("payments"))
-                .findFirst()
-                .orElseThrow();
+        RepositoryPipelines pipelines = RepositoryPipelines.get();
+        stack = pipelines.stack("payments");
         definition = stack.getDefinition();
-        template = Template.fromStack(stack);
+        template = pipelines.template(stack);
     }
 
     @Test

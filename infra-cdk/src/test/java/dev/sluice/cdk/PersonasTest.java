@@ -51,11 +51,13 @@ class PersonasTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
+        RepositoryPipelines pipelines = RepositoryPipelines.get();
+        payments = pipelines.stack("payments");
+        clickstream = pipelines.stack("clickstream");
+        paymentsTemplate = pipelines.template(payments);
+        clickstreamTemplate = pipelines.template(clickstream);
+        // payments, with access asking for restricted data and resources the personas cannot use, in an app of its own
         App app = TestApps.app(dir);
-        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        payments = TestApps.stack(stacks, "payments");
-        clickstream = TestApps.stack(stacks, "clickstream");
-        // payments, with access asking for restricted data and resources the personas cannot use
         String yaml = Files.readString(SluiceRoot.locate().resolve("pipelines/payments.yaml"))
                 .replace("analyst: [payments-lake,", "analyst: [payments-raw, payments-dlq, payments-lake,")
                 .replace(
@@ -67,8 +69,6 @@ class PersonasTest {
                 "sluice-payments-wide",
                 new PipelineStackProps(
                         TestApps.loader().parse("payments.yaml", yaml), SluiceApp.lambdaArtifact(app), null));
-        paymentsTemplate = Template.fromStack(payments);
-        clickstreamTemplate = Template.fromStack(clickstream);
         wideTemplate = Template.fromStack(wide);
     }
 

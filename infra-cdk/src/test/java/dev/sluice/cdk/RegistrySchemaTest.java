@@ -15,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.App;
-import software.amazon.awscdk.AppProps;
 import software.amazon.awscdk.assertions.Template;
 
 /**
@@ -70,25 +69,20 @@ class RegistrySchemaTest {
     @BeforeAll
     static void synthesize() throws Exception {
         check = new RegistrySchemaCheck(RegistrySchemas.installed());
-        App app = new App(AppProps.builder()
-                .outdir(dir.resolve("cdk.out").toString())
-                .context(Map.of(
-                        SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
-                        TestApps.lambdaZip(dir).toString(),
-                        KclStage.IMAGE_CONTEXT,
-                        TestApps.KCL_IMAGE))
-                .build());
-        List<PipelineStack> stacks = new ArrayList<>(SluiceApp.addPipelines(app, SluiceRoot.locate()));
-        stacks.add(new PipelineStack(
+        for (PipelineStack stack : RepositoryPipelines.get().stacks()) {
+            templates.put(
+                    stack.getStackName(),
+                    MAPPER.valueToTree(RepositoryPipelines.get().template(stack).toJSON()));
+        }
+        App app = TestApps.app(dir); // the variants in an app of their own
+        PipelineStack variants = new PipelineStack(
                 app,
                 "sluice-variants",
                 new PipelineStackProps(
-                        TestApps.loader().parse("variants.yaml", VARIANTS), SluiceApp.lambdaArtifact(app), null)));
-        for (PipelineStack stack : stacks) {
-            templates.put(
-                    stack.getStackName(),
-                    MAPPER.valueToTree(Template.fromStack(stack).toJSON()));
-        }
+                        TestApps.loader().parse("variants.yaml", VARIANTS), SluiceApp.lambdaArtifact(app), null));
+        templates.put(
+                variants.getStackName(),
+                MAPPER.valueToTree(Template.fromStack(variants).toJSON()));
     }
 
     @Test

@@ -42,12 +42,11 @@ class RestrictedDataTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        List<PipelineStack> stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
-        payments = TestApps.stack(stacks, "payments");
-        clickstream = TestApps.stack(stacks, "clickstream");
-        paymentsTemplate = Template.fromStack(payments);
-        clickstreamTemplate = Template.fromStack(clickstream);
+        RepositoryPipelines pipelines = RepositoryPipelines.get();
+        payments = pipelines.stack("payments");
+        clickstream = pipelines.stack("clickstream");
+        paymentsTemplate = pipelines.template(payments);
+        clickstreamTemplate = pipelines.template(clickstream);
 
         App withTrust = new App(AppProps.builder()
                 .outdir(dir.resolve("configured").toString())

@@ -4,25 +4,18 @@ import static dev.sluice.cdk.TestApps.getAtt;
 import static dev.sluice.cdk.TestApps.ref;
 
 import dev.sluice.core.definition.Persona;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 
 /** The outputs {@code ./sluice smoke --aws} reads: persona role ARNs and physical names. */
 class SmokeOutputsTest {
 
-    @TempDir
-    Path dir;
-
     @Test
     void everyPersonaRoleArnAndEveryPhysicalNameIsAStackOutput() throws Exception {
-        List<PipelineStack> stacks = SluiceApp.addPipelines(TestApps.app(dir), SluiceRoot.locate());
-        PipelineStack payments = TestApps.stack(stacks, "payments");
-        Template template = Template.fromStack(payments);
+        PipelineStack payments = RepositoryPipelines.get().stack("payments");
+        Template template = RepositoryPipelines.get().template(payments);
         for (Persona persona : Persona.values()) {
             template.hasOutput(
                     SmokeOutputs.personaRole(persona),

@@ -2,14 +2,10 @@ package dev.sluice.cdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awscdk.App;
-import software.amazon.awscdk.AppProps;
 import software.amazon.awscdk.assertions.Template;
 
 /**
@@ -21,29 +17,18 @@ import software.amazon.awscdk.assertions.Template;
  */
 class SnapStartTest {
 
-    @TempDir
-    static Path dir;
-
     private static List<PipelineStack> stacks;
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = new App(AppProps.builder()
-                .outdir(dir.resolve("cdk.out").toString())
-                .context(Map.of(
-                        SluiceApp.LAMBDA_ARTIFACT_CONTEXT,
-                        TestApps.lambdaZip(dir).toString(),
-                        KclStage.IMAGE_CONTEXT,
-                        TestApps.KCL_IMAGE))
-                .build());
-        stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        stacks = RepositoryPipelines.get().stacks();
         assertThat(stacks).isNotEmpty();
     }
 
     @Test
     void everyStageFunctionHasSnapStartOnPublishedVersions() {
         for (PipelineStack stack : stacks) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             assertThat(stack.getLambdaStages()).isNotEmpty();
             stack.getLambdaStages()
                     .forEach((stage, lambda) -> assertThat(properties(
@@ -57,7 +42,7 @@ class SnapStartTest {
     @Test
     void everyStageFunctionPublishesAVersionBehindTheLiveAlias() {
         for (PipelineStack stack : stacks) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             template.resourceCountIs(
                     "AWS::Lambda::Version", stack.getLambdaStages().size());
             template.resourceCountIs(
@@ -85,7 +70,7 @@ class SnapStartTest {
     @Test
     void everyEventSourceMappingInvokesTheAlias() {
         for (PipelineStack stack : stacks) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             stack.getLambdaStages().forEach((stage, lambda) -> {
                 Object target = properties(
                                 template,
@@ -102,7 +87,7 @@ class SnapStartTest {
     @Test
     void alarmsOnLambdaMetricsCountEveryVersionAndAlias() {
         for (PipelineStack stack : stacks) {
-            Template template = Template.fromStack(stack);
+            Template template = RepositoryPipelines.get().template(stack);
             List<Object> functions = stack.getLambdaStages().values().stream()
                     .map(l -> (Object) TestApps.ref(l.getFunction()))
                     .toList();

@@ -7,15 +7,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.aws.StageAccess;
 import dev.sluice.aws.access.Access;
 import dev.sluice.aws.access.KclAccess;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awscdk.App;
 import software.amazon.awscdk.assertions.Match;
 import software.amazon.awscdk.assertions.Template;
 import software.amazon.awscdk.services.iam.IRole;
@@ -32,18 +29,15 @@ class StageGrantsTest {
     private static final ObjectMapper JSON =
             new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
-    @TempDir
-    static Path dir;
-
     static List<PipelineStack> stacks;
     static Map<String, Template> templates = new TreeMap<>();
 
     @BeforeAll
     static void synthesize() throws Exception {
-        App app = TestApps.app(dir);
-        stacks = SluiceApp.addPipelines(app, SluiceRoot.locate());
+        stacks = RepositoryPipelines.get().stacks();
         for (PipelineStack stack : stacks) {
-            templates.put(stack.getDefinition().pipeline(), Template.fromStack(stack));
+            templates.put(
+                    stack.getDefinition().pipeline(), RepositoryPipelines.get().template(stack));
         }
     }
 
