@@ -49,4 +49,15 @@ class LocalAwsStartTest {
         assertThatThrownBy(() -> LocalAwsOptions.builder().stopTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void kinesisMockGetsHalfTheMachinesMemoryAsItsHeapLimitAfterTheCallersNodeOptions() {
+        long gib = 1024L * 1024 * 1024;
+        assertThat(LocalAws.kinesisNodeOptions(null, 24 * gib)).isEqualTo("--max-old-space-size=12288");
+        assertThat(LocalAws.kinesisNodeOptions(" --trace-warnings ", 24 * gib))
+                .isEqualTo("--trace-warnings --max-old-space-size=12288");
+        assertThat(LocalAws.kinesisNodeOptions("", 2 * gib))
+                .isEqualTo("--max-old-space-size=" + LocalAws.KINESIS_MIN_HEAP_MB);
+        assertThat(LocalAws.kinesisNodeOptions(null, 0)).isEqualTo("--max-old-space-size=4096");
+    }
 }
