@@ -2,6 +2,7 @@ package dev.sluice.kcl.image;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,13 +19,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -102,24 +103,24 @@ class WorkerImagePushIT {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        Instant deadline = Instant.now().plus(REGISTRY_START);
-        while (true) {
-            if (!registry.isAlive()) {
-                fail("docker-registry exited with %d: %s", registry.exitValue(), Files.readString(log));
-            }
-            try {
-                if (get("/v2/", "application/json").statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYetListening) {
-                // not listening yet
-            }
-            if (Instant.now().isAfter(deadline)) {
-                fail(
-                        "docker-registry did not answer /v2/ on %s within %s: %s",
-                        host, REGISTRY_START, Files.readString(log));
-            }
-            Thread.sleep(100);
+        try {
+            await("docker-registry answering /v2/ on " + host)
+                    .atMost(REGISTRY_START)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        if (!registry.isAlive()) {
+                            fail("docker-registry exited with %d: %s", registry.exitValue(), Files.readString(log));
+                        }
+                        try {
+                            return get("/v2/", "application/json").statusCode() == 200;
+                        } catch (IOException notYetListening) {
+                            return false;
+                        }
+                    });
+        } catch (ConditionTimeoutException late) {
+            fail(
+                    "docker-registry did not answer /v2/ on %s within %s: %s",
+                    host, REGISTRY_START, Files.readString(log));
         }
     }
 
