@@ -264,6 +264,9 @@ public final class LoadReport {
         List<Report.Table> tables = new ArrayList<>();
         if (r.cpu() != null) {
             tables.add(cpuTable(r.cpu(), r.events()));
+            if (!r.cpu().threads().isEmpty()) {
+                tables.add(threadTable(r.cpu(), r.events()));
+            }
         }
         List<List<String>> costRows = new ArrayList<>();
         for (CostModel.Breakdown b : r.costs()) {
@@ -287,6 +290,40 @@ public final class LoadReport {
                                 .toList())));
         if (!r.capacity().isEmpty()) {
             tables.add(capacityTable(r.capacity()));
+        }
+        List<BatchTime> batchTimes = BatchTime.of(r);
+        if (!batchTimes.isEmpty()) {
+            tables.add(new Report.Table(
+                    "Where a batch's time goes: the function's AWS calls",
+                    List.of(
+                            "stage",
+                            "operation",
+                            "resource",
+                            "calls a batch",
+                            "ms each p50 / p99 (as the function saw them)",
+                            "AWS model p50 / p99",
+                            "ms a batch, added up",
+                            "in flight on average"),
+                    batchTimes.stream()
+                            .map(t -> List.of(
+                                    t.stage(),
+                                    t.operation(),
+                                    t.resource(),
+                                    fmt("%.1f", t.callsPerBatch()),
+                                    BatchTime.millis(t.observedP50Millis()) + " / "
+                                            + BatchTime.millis(t.observedP99Millis()),
+                                    Double.isNaN(t.modelP50Millis())
+                                            ? "–"
+                                            : BatchTime.millis(t.modelP50Millis()) + " / "
+                                                    + BatchTime.millis(t.modelP99Millis()),
+                                    fmt("%,.0f", t.millisPerBatch()),
+                                    fmt("%.1f", t.inFlight())))
+                            .toList(),
+                    "Each attempt timed from its transmission to the response's headers in the function (a global SDK"
+                            + " interceptor), so it holds the local stack's gate and emulator and, with --aws-latency,"
+                            + " the modelled delay. In flight: the attempts' time added up per batch ÷ the mean"
+                            + " batch duration (the sink's item writes run on 8 threads, so up to 8 PutItem calls"
+                            + " overlap)."));
         }
         tables.add(new Report.Table(
                 "AWS requests by operation",
@@ -462,6 +499,33 @@ public final class LoadReport {
                 "seconds since the producer started",
                 "cores",
                 series);
+    }
+
+    /** CPU time per thread (pools grouped by name) of the JVM that ran the command, busiest first. */
+    static Report.Table threadTable(ProcessCpu.Usage cpu, long events) {
+        List<List<String>> rows = new ArrayList<>();
+        for (ProcessCpu.ThreadFigure t : cpu.threads()) {
+            rows.add(List.of(
+                    t.name(),
+                    t.threads() == 0 ? "–" : Integer.toString(t.threads()),
+                    fmt("%.1f", t.cpuSeconds()),
+                    fmt("%.2f", t.averageCores()),
+                    t.threads() == 0 ? "–" : fmt("%.2f", t.busiestThreadCores()),
+                    events == 0 ? "–" : fmt("%.1f", t.cpuSeconds() * 1e6 / events)));
+        }
+        return new Report.Table(
+                "CPU per thread of the sluice JVM (threads of one pool grouped by name)",
+                List.of(
+                        "threads named",
+                        "threads",
+                        "CPU seconds",
+                        "cores on average",
+                        "busiest thread (cores)",
+                        "CPU µs per event"),
+                rows,
+                "Each Java thread's CPU time (ThreadMXBean) over the same window, read once a second; the"
+                        + " process's CPU time that no Java thread accounts for is the JIT compilers', the garbage"
+                        + " collector's and the VM's own threads'.");
     }
 
     /** CPU time per process over the run, busiest first. */

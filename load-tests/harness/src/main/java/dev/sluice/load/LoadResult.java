@@ -199,6 +199,7 @@ public record LoadResult(
      *
      * @param role {@code producer}, {@code function} or {@code event-source mapping}
      * @param perThousandEvents requests per 1,000 produced events
+     * @param timing how long the attempts took as their callers saw them (null when not timed)
      */
     public record Request(
             String role,
@@ -207,5 +208,18 @@ public record LoadResult(
             String resource,
             long requests,
             long entries,
-            double perThousandEvents) {}
+            double perThousandEvents,
+            RequestCounts.Timing timing) {
+        /** Without timings. */
+        public Request(
+                String role,
+                String service,
+                String operation,
+                String resource,
+                long requests,
+                long entries,
+                double perThousandEvents) {
+            this(role, service, operation, resource, requests, entries, perThousandEvents, null);
+        }
+    }
 }

@@ -679,7 +679,8 @@ public final class LoadRun {
                     r.resource(),
                     r.requests(),
                     r.entries(),
-                    events == 0 ? 0 : r.requests() * 1000.0 / events));
+                    events == 0 ? 0 : r.requests() * 1000.0 / events,
+                    r.timing()));
         }
         return requests;
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,14 +50,33 @@ public final class ProcessCpu implements AutoCloseable {
      * @param seconds the wall time sampled
      * @param processes every process, busiest first
      */
-    public record Usage(int cores, double seconds, List<Figure> processes, double machineCores) {
+    public record Usage(
+            int cores, double seconds, List<Figure> processes, double machineCores, List<ThreadFigure> threads) {
         public Usage {
             processes = List.copyOf(processes);
+            threads = List.copyOf(threads);
+        }
+
+        /** Without the threads of this JVM. */
+        public Usage(int cores, double seconds, List<Figure> processes, double machineCores) {
+            this(cores, seconds, processes, machineCores, List.of());
         }
 
         /** Without the machine's own figure (not Linux): every process of the run counted, nothing else. */
         public Usage(int cores, double seconds, List<Figure> processes) {
             this(cores, seconds, processes, Double.NaN);
+        }
+
+        /** The same figures with the threads of this JVM, busiest first. */
+        public Usage withThreads(List<ThreadFigure> threads) {
+            return new Usage(cores, seconds, processes, machineCores, threads);
+        }
+
+        /** The single thread of this JVM that used the most CPU, if its threads were read. */
+        public Optional<ThreadFigure> busiestThread() {
+            return threads.stream()
+                    .filter(t -> !t.name().equals(JVM_INTERNAL))
+                    .max(java.util.Comparator.comparingDouble(ThreadFigure::busiestThreadCores));
         }
 
         /**
@@ -99,8 +119,46 @@ public final class ProcessCpu implements AutoCloseable {
                 return String.format(Locale.ROOT, "the machine's CPU (%.2f of %d cores in use)", totalCores(), cores);
             }
             Figure top = processes.get(0);
+            boolean ownJvm = top.pid() == ProcessHandle.current().pid() && !threads.isEmpty();
+            if (ownJvm) {
+                // many threads: it bounds the run only when one of them used a whole core
+                ThreadFigure thread = busiestThread().orElse(null);
+                if (thread != null && thread.busiestThreadCores() >= SATURATED) {
+                    return String.format(
+                            Locale.ROOT,
+                            "%s's thread %s (%.2f cores of the process's %.2f)",
+                            top.name(),
+                            thread.name(),
+                            thread.busiestThreadCores(),
+                            top.averageCores());
+                }
+                return String.format(
+                        Locale.ROOT,
+                        "no process CPU-bound (%.2f of %d cores in use; busiest %s at %.2f over %d threads,"
+                                + " its busiest thread %s at %.2f)",
+                        totalCores(),
+                        cores,
+                        top.name(),
+                        top.averageCores(),
+                        threads.stream()
+                                .filter(t -> !t.name().equals(JVM_INTERNAL))
+                                .mapToInt(ThreadFigure::threads)
+                                .sum(),
+                        thread == null ? "?" : thread.name(),
+                        thread == null ? 0.0 : thread.busiestThreadCores());
+            }
             if (top.averageCores() >= SATURATED) {
-                return String.format(Locale.ROOT, "%s (%.2f cores, one thread)", top.name(), top.averageCores());
+                return SINGLE_THREADED.contains(top.name().replaceFirst(" #\\d+$", ""))
+                        ? String.format(
+                                Locale.ROOT,
+                                "%s (%.2f cores, one thread: a Node.js emulator)",
+                                top.name(),
+                                top.averageCores())
+                        : String.format(
+                                Locale.ROOT,
+                                "%s (%.2f cores; its threads not measured)",
+                                top.name(),
+                                top.averageCores());
             }
             return String.format(
                     Locale.ROOT,
@@ -115,6 +173,28 @@ public final class ProcessCpu implements AutoCloseable {
     /** A core this busy (or the machine's cores this busy together) is counted as the bound. */
     static final double SATURATED = 0.9;
 
+    /** The processes that run their work on one thread (Node.js emulators). */
+    static final Set<String> SINGLE_THREADED = Set.of("kinesis-mock", "dynalite", "iam-evaluator");
+
+    /**
+     * The part of this JVM's CPU time no Java thread accounts for: the JIT compilers, the garbage
+     * collector and the VM's own threads (and the last second of threads that ended between samples).
+     */
+    public static final String JVM_INTERNAL = "JIT compiler, GC and other VM threads";
+
+    /**
+     * What the threads of one name used in this JVM (a pool's threads share a name but for a trailing
+     * number: {@code access-gate-dynamodb-7} counts as {@code access-gate-dynamodb}).
+     *
+     * @param name the threads' name without the trailing number, or {@link #JVM_INTERNAL}
+     * @param threads how many threads of that name ran during the run (0 for {@link #JVM_INTERNAL})
+     * @param cpuSeconds their CPU time during the run together
+     * @param averageCores cpuSeconds ÷ the run's wall time
+     * @param busiestThreadCores the busiest single thread's CPU time ÷ the run's wall time
+     */
+    public record ThreadFigure(
+            String name, int threads, double cpuSeconds, double averageCores, double busiestThreadCores) {}
+
     /** The window over which {@link Figure#peakCores()} is taken. */
     static final int PEAK_WINDOW = 5;
 
@@ -126,6 +206,11 @@ public final class ProcessCpu implements AutoCloseable {
     private final Map<Long, List<Long>> cpu = new LinkedHashMap<>();
 
     private int samples;
+    /** This JVM's threads: id → name, and id → {CPU nanoseconds at the first sample, at the latest}. */
+    private final Map<Long, String> threadNames = new HashMap<>();
+
+    private final Map<Long, long[]> threadCpu = new HashMap<>();
+    private final java.lang.management.ThreadMXBean threadBean = threadBean();
     /** The machine's busy and total CPU time at the start ({@code /proc/stat}), null when unknown. */
     private final long[] machineAtStart;
 
@@ -149,6 +234,7 @@ public final class ProcessCpu implements AutoCloseable {
     }
 
     private synchronized void sample() {
+        sampleThreads();
         List<ProcessHandle> now = processes.get().toList();
         for (ProcessHandle p : now) {
             ProcessHandle.Info info = p.info();
@@ -180,6 +266,42 @@ public final class ProcessCpu implements AutoCloseable {
         }
     }
 
+    private static java.lang.management.ThreadMXBean threadBean() {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        try {
+            if (!bean.isThreadCpuTimeSupported()) {
+                return null;
+            }
+            if (!bean.isThreadCpuTimeEnabled()) {
+                bean.setThreadCpuTimeEnabled(true);
+            }
+            return bean;
+        } catch (UnsupportedOperationException | SecurityException e) {
+            return null;
+        }
+    }
+
+    /** This JVM's threads' CPU time so far; a thread started during the run counts from 0. */
+    private void sampleThreads() {
+        if (threadBean == null) {
+            return;
+        }
+        for (java.lang.management.ThreadInfo info : threadBean.getThreadInfo(threadBean.getAllThreadIds(), 0)) {
+            if (info == null) {
+                continue; // ended meanwhile
+            }
+            long nanos = threadBean.getThreadCpuTime(info.getThreadId());
+            if (nanos < 0) {
+                continue;
+            }
+            long[] first = threadCpu.computeIfAbsent(info.getThreadId(), id -> {
+                threadNames.put(id, info.getThreadName());
+                return new long[] {samples == 0 ? nanos : 0L, nanos};
+            });
+            first[1] = nanos;
+        }
+    }
+
     /** Stops sampling and returns the run's figures. */
     public synchronized Usage stop() {
         sampler.shutdownNow();
@@ -187,12 +309,20 @@ public final class ProcessCpu implements AutoCloseable {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         int cores = Runtime.getRuntime().availableProcessors();
         Usage usage = usage(cores, seconds, commands, cpu);
+        long self = ProcessHandle.current().pid();
+        Optional<Figure> own =
+                usage.processes().stream().filter(f -> f.pid() == self).findFirst();
+        if (threadBean != null && own.isPresent()) {
+            Map<Long, Long> used = new HashMap<>();
+            threadCpu.forEach((id, t) -> used.put(id, t[1] - t[0]));
+            usage = usage.withThreads(threads(seconds, own.get().cpuSeconds(), threadNames, used));
+        }
         long[] machineAtEnd = machine();
         if (machineAtStart == null || machineAtEnd == null || machineAtEnd[1] <= machineAtStart[1]) {
             return usage;
         }
         double busy = (double) (machineAtEnd[0] - machineAtStart[0]) / (machineAtEnd[1] - machineAtStart[1]);
-        return new Usage(usage.cores(), usage.seconds(), usage.processes(), busy * cores);
+        return new Usage(usage.cores(), usage.seconds(), usage.processes(), busy * cores, usage.threads());
     }
 
     /**
@@ -266,6 +396,45 @@ public final class ProcessCpu implements AutoCloseable {
         }
         figures.sort((a, b) -> Double.compare(b.cpuSeconds(), a.cpuSeconds()));
         return new Usage(cores, seconds, figures);
+    }
+
+    /**
+     * This JVM's threads grouped by name without a trailing number, busiest first, and what the
+     * process used beyond them ({@link #JVM_INTERNAL}, when positive).
+     *
+     * @param processCpuSeconds the process's own CPU time over the run (the operating system's)
+     * @param names thread id → name
+     * @param cpuNanos thread id → CPU nanoseconds during the run
+     */
+    static List<ThreadFigure> threads(
+            double seconds, double processCpuSeconds, Map<Long, String> names, Map<Long, Long> cpuNanos) {
+        Map<String, double[]> groups = new TreeMap<>(); // name → {threads, cpu seconds, busiest seconds}
+        double javaSeconds = 0;
+        for (var e : cpuNanos.entrySet()) {
+            double used = e.getValue() / 1e9;
+            javaSeconds += used;
+            String group = threadGroup(names.getOrDefault(e.getKey(), "?"));
+            double[] g = groups.computeIfAbsent(group, k -> new double[3]);
+            g[0]++;
+            g[1] += used;
+            g[2] = Math.max(g[2], used);
+        }
+        List<ThreadFigure> figures = new ArrayList<>();
+        groups.forEach((name, g) -> figures.add(new ThreadFigure(
+                name, (int) g[0], g[1], seconds > 0 ? g[1] / seconds : 0, seconds > 0 ? g[2] / seconds : 0)));
+        double internal = processCpuSeconds - javaSeconds;
+        if (internal > 0) {
+            double cores = seconds > 0 ? internal / seconds : 0;
+            figures.add(new ThreadFigure(JVM_INTERNAL, 0, internal, cores, cores));
+        }
+        figures.sort((a, b) -> Double.compare(b.cpuSeconds(), a.cpuSeconds()));
+        return figures;
+    }
+
+    /** A thread's name without the number a pool gives each of its threads. */
+    static String threadGroup(String threadName) {
+        String name = threadName.replaceFirst("[-_#@ ]?\\d+$", "");
+        return name.isEmpty() ? threadName : name;
     }
 
     /** What a process of the local stack is, from its command line. */

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
@@ -15,7 +16,8 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
  * software/amazon/awssdk/global/handlers/execution.interceptors}, so every SDK client built in
  * this JVM carries it — the functions' own clients included, since the local stack runs them in
  * process): while {@link RequestCounts} are installed, it counts every HTTP attempt by service,
- * operation and resource. Without an installation it does nothing.
+ * operation and resource, and times it from transmission to the response's headers. Without an
+ * installation it does nothing.
  */
 public final class SdkCallCounter implements ExecutionInterceptor {
 
@@ -34,6 +36,9 @@ public final class SdkCallCounter implements ExecutionInterceptor {
         return () -> ACTIVE.compareAndSet(counts, null);
     }
 
+    /** When the attempt was transmitted ({@link System#nanoTime()}). */
+    private static final ExecutionAttribute<Long> SENT_AT = new ExecutionAttribute<>("SluiceLoadSentAt");
+
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         RequestCounts counts = ACTIVE.get();
@@ -46,6 +51,21 @@ public final class SdkCallCounter implements ExecutionInterceptor {
                 attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME),
                 resource(request),
                 entries(request));
+        attributes.putAttribute(SENT_AT, System.nanoTime());
+    }
+
+    @Override
+    public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+        RequestCounts counts = ACTIVE.get();
+        Long sentAt = attributes.getAttribute(SENT_AT);
+        if (counts == null || sentAt == null) {
+            return;
+        }
+        counts.time(
+                attributes.getAttribute(SdkExecutionAttribute.SERVICE_NAME),
+                attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME),
+                resource(context.request()),
+                System.nanoTime() - sentAt);
     }
 
     static String resource(SdkRequest request) {

@@ -60,10 +60,67 @@ class ProcessCpuTest {
     @Test
     void theBoundIsTheMachineWhenItsCoresAreUsedElseAProcessAtOneCoreElseNothing() {
         assertThat(usage(0.95, 0.95).bound()).startsWith("the machine's CPU (1.90 of 2 cores");
-        assertThat(usage(0.97, 0.3).bound()).isEqualTo("kinesis-mock (0.97 cores, one thread)");
+        assertThat(usage(0.97, 0.3).bound()).isEqualTo("kinesis-mock (0.97 cores, one thread: a Node.js emulator)");
         assertThat(usage(0.5, 0.3).bound())
                 .startsWith("no process CPU-bound (0.80 of 2 cores in use; busiest kinesis-mock");
         assertThat(ProcessCpu.usage(2, 1.0, Map.of(), Map.of()).bound()).isEqualTo("not measured");
+    }
+
+    @Test
+    void thisJvmsThreadsAreGroupedByPoolNameAndWhatNoJavaThreadUsedIsTheVmsOwn() {
+        Map<Long, String> names = Map.of(
+                1L,
+                "access-gate-dynamodb-1",
+                2L,
+                "access-gate-dynamodb-12",
+                3L,
+                "main",
+                4L,
+                "HttpClient-2-SelectorManager");
+        Map<Long, Long> cpu = Map.of(1L, 2 * S, 2L, S, 3L, S / 2, 4L, S / 4);
+
+        List<ProcessCpu.ThreadFigure> threads = ProcessCpu.threads(10.0, 5.0, names, cpu);
+
+        assertThat(threads)
+                .extracting(ProcessCpu.ThreadFigure::name)
+                .containsExactly(
+                        "access-gate-dynamodb", ProcessCpu.JVM_INTERNAL, "main", "HttpClient-2-SelectorManager");
+        ProcessCpu.ThreadFigure gate = threads.get(0);
+        assertThat(gate.threads()).isEqualTo(2);
+        assertThat(gate.cpuSeconds()).isCloseTo(3.0, within(1e-9));
+        assertThat(gate.averageCores()).isCloseTo(0.3, within(1e-9));
+        assertThat(gate.busiestThreadCores()).isCloseTo(0.2, within(1e-9));
+        assertThat(threads.get(1).cpuSeconds()).isCloseTo(1.25, within(1e-9));
+        assertThat(threads.get(1).threads()).isZero();
+    }
+
+    @Test
+    void thisJvmAtACoreIsNotOneThreadUnlessOneOfItsThreadsUsedACore() {
+        long self = ProcessHandle.current().pid();
+        Map<Long, String> commands = Map.of(self, "java -jar sluice.jar", 7L, "node dynalite/cli.js");
+        Map<Long, List<Long>> cpu = new LinkedHashMap<>();
+        cpu.put(self, List.of(0L, 10 * S));
+        cpu.put(7L, List.of(0L, 3 * S));
+        ProcessCpu.Usage usage = ProcessCpu.usage(2, 10.0, commands, cpu);
+        Map<Long, String> names = Map.of(1L, "sluice-writer", 2L, "sluice-writer", 3L, "access-gate-dynamodb-3");
+
+        ProcessCpu.Usage spread =
+                usage.withThreads(ProcessCpu.threads(10.0, 10.0, names, Map.of(1L, 3 * S, 2L, 3 * S, 3L, 2 * S)));
+        assertThat(spread.bound())
+                .isEqualTo("no process CPU-bound (1.30 of 2 cores in use; busiest sluice JVM at 1.00 over 3 threads,"
+                        + " its busiest thread sluice-writer at 0.30)");
+
+        ProcessCpu.Usage oneThread =
+                usage.withThreads(ProcessCpu.threads(10.0, 10.0, names, Map.of(1L, 95 * S / 10, 2L, 0L, 3L, 0L)));
+        assertThat(oneThread.bound()).isEqualTo("sluice JVM's thread sluice-writer (0.95 cores of the process's 1.00)");
+    }
+
+    @Test
+    void aJvmWhoseThreadsWereNotReadIsNotCalledOneThread() {
+        Map<Long, String> commands = Map.of(3L, "java -jar /x/quarkus-app/quarkus-run.jar");
+        Map<Long, List<Long>> cpu = Map.of(3L, List.of(0L, 95 * S / 10));
+        assertThat(ProcessCpu.usage(2, 10.0, commands, cpu).bound())
+                .isEqualTo("kcl-worker (0.95 cores; its threads not measured)");
     }
 
     @Test
@@ -94,17 +151,39 @@ class ProcessCpuTest {
     }
 
     @Test
-    void samplingThisJvmSeesItUseCpu() {
+    void samplingThisJvmSeesItUseCpuOnTheThreadThatDidTheWork() throws InterruptedException {
         ProcessCpu sampler = ProcessCpu.start();
-        long x = 0;
-        for (int i = 0; i < 50_000_000; i++) {
-            x += Long.numberOfTrailingZeros(i * 31L + x);
-        }
+        long[] x = new long[1];
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        Thread busy = new Thread(
+                () -> {
+                    for (int i = 0; i < 50_000_000; i++) {
+                        x[0] += Long.numberOfTrailingZeros(i * 31L + x[0]);
+                    }
+                    done.countDown();
+                    try {
+                        stopped.await(); // alive at the last sample (a thread that ends between samples
+                        // counts as the VM's own)
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "busy-loop-1");
+        busy.start();
+        done.await();
         ProcessCpu.Usage usage = sampler.stop();
-        assertThat(x).isNotZero();
+        stopped.countDown();
+        busy.join();
+        assertThat(x[0]).isNotZero();
         assertThat(usage.processes()).anySatisfy(f -> {
             assertThat(f.pid()).isEqualTo(ProcessHandle.current().pid());
             assertThat(f.cpuSeconds()).isPositive();
+        });
+        assertThat(usage.threads()).anySatisfy(t -> {
+            assertThat(t.name()).isEqualTo("busy-loop");
+            assertThat(t.threads()).isEqualTo(1);
+            assertThat(t.cpuSeconds()).isPositive();
         });
     }
 }

@@ -303,6 +303,16 @@ final class LoadCommand implements Command {
                             f.averageCores(),
                             f.peakCores(),
                             r.events() == 0 ? 0.0 : f.cpuSeconds() * 1e6 / r.events()));
+            // the harness's own JVM: which of its threads used the CPU (pools grouped by name)
+            r.cpu().threads().stream()
+                    .filter(t -> t.averageCores() >= 0.03)
+                    .forEach(t -> out.printf(
+                            Locale.ROOT,
+                            "  cpu thread      %-32s %5.2f cores (busiest thread %.2f), %,.0f µs per event%n",
+                            t.threads() > 1 ? t.name() + " ×" + t.threads() : t.name(),
+                            t.averageCores(),
+                            t.busiestThreadCores(),
+                            r.events() == 0 ? 0.0 : t.cpuSeconds() * 1e6 / r.events()));
         }
         if (r.latency() != null) {
             out.printf(
@@ -332,6 +342,9 @@ final class LoadCommand implements Command {
                     c.realTime() ? "real time" : "NOT real time",
                     c.requiredBasis(),
                     c.margin());
+        }
+        for (dev.sluice.load.BatchTime t : dev.sluice.load.BatchTime.of(r)) {
+            out.printf(Locale.ROOT, "  %-15s %s%n", t.stage() + " calls", t.line());
         }
         r.costs()
                 .forEach(
