@@ -26,14 +26,26 @@ import org.slf4j.LoggerFactory;
  * handler is loaded by class name and built with its no-arg constructor while the function's
  * environment variables are in force; each invocation takes the JSON Lambda would send, read
  * through Lambda's own event deserialisation, and answers with the JSON Lambda would get back.
+ * Concurrent invocations (one per shard, or more with a parallelization factor) run in separate
+ * execution environments, each with its own handler instance, as in Lambda: they share no SDK
+ * clients and no thread pools.
  */
 public final class LocalFunction {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalFunction.class);
 
     private final String name;
-    /** The current execution environment's handler; replaced after a time-out, as Lambda resets the environment. */
-    private volatile RequestHandler<KinesisEvent, StreamsEventResponse> handler;
+    /**
+     * The execution environments not running an invocation, the most recently used first. As in
+     * Lambda, an environment runs one invocation at a time: an invocation that finds none idle (the
+     * shards' batches running concurrently) gets a new one, with its own handler, clients and thread
+     * pools; an environment whose invocation timed out is dropped.
+     */
+    private final java.util.concurrent.BlockingDeque<RequestHandler<KinesisEvent, StreamsEventResponse>> idle =
+            new java.util.concurrent.LinkedBlockingDeque<>();
+
+    private final java.util.concurrent.atomic.AtomicInteger environmentsStarted =
+            new java.util.concurrent.atomic.AtomicInteger(1);
 
     private final PojoSerializer<KinesisEvent> input;
     private final PojoSerializer<StreamsEventResponse> output;
@@ -84,7 +96,7 @@ public final class LocalFunction {
             Duration timeout,
             java.util.function.Supplier<RequestHandler<KinesisEvent, StreamsEventResponse>> twins) {
         this.name = name;
-        this.handler = handler;
+        this.idle.push(handler);
         this.twins = twins;
         this.input = LambdaEventSerializers.serializerFor(KinesisEvent.class, loader);
         this.output = LambdaEventSerializers.serializerFor(StreamsEventResponse.class, loader);
@@ -161,7 +173,12 @@ public final class LocalFunction {
         if (twinAt.remove(invocation)) {
             twin = invokeTwin(eventJson, event.getRecords().size());
         }
-        RequestHandler<KinesisEvent, StreamsEventResponse> environment = handler;
+        RequestHandler<KinesisEvent, StreamsEventResponse> idleEnvironment = idle.pollFirst();
+        if (idleEnvironment == null) {
+            idleEnvironment = twins.get();
+            environmentsStarted.incrementAndGet();
+        }
+        RequestHandler<KinesisEvent, StreamsEventResponse> environment = idleEnvironment;
         Duration limit = timeout;
         java.util.concurrent.CompletableFuture<Void> concurrent = twin;
         java.util.concurrent.Future<StreamsEventResponse> running = environments.submit(() -> {
@@ -176,14 +193,15 @@ public final class LocalFunction {
         try {
             response = running.get(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             timings.add(new Timing(event.getRecords().size(), System.nanoTime() - started));
+            idle.push(environment);
         } catch (java.util.concurrent.TimeoutException e) {
             timedOut(event);
-            // like Lambda, the environment is reset: the next invocation gets a fresh one, while the
-            // timed-out invocation's requests still in flight may land later
-            handler = twins.get();
+            // like Lambda, the environment is reset: it is not used again (the next invocation gets
+            // another one), while the timed-out invocation's requests still in flight may land later
             LOG.warn("function {}: invocation {} timed out after {} ms", name, invocation, limit.toMillis());
             throw new FunctionError(name + ": Task timed out after " + limit.toMillis() / 1000.0 + " seconds", null);
         } catch (java.util.concurrent.ExecutionException e) {
+            idle.push(environment); // the runtime reports the error and takes the next invocation
             LOG.warn("function {} failed: {}", name, e.getCause().toString());
             throw new FunctionError(name + ": " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
@@ -209,6 +227,14 @@ public final class LocalFunction {
     public LocalFunction timeout(Duration limit) {
         this.timeout = limit;
         return this;
+    }
+
+    /**
+     * Execution environments started so far: the first, one more for each invocation that found every
+     * environment busy, and one more for each that found none because a time-out dropped it.
+     */
+    public int environments() {
+        return environmentsStarted.get();
     }
 
     /** Invocations that timed out. */
