@@ -25,7 +25,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * endpoint overrides, read from the same variables the SDK itself reads ({@code AWS_REGION},
  * {@code AWS_ACCESS_KEY_ID}, {@code AWS_ENDPOINT_URL_DYNAMODB}, ...). One HTTP client is shared.
  * Every client retries in the SDK's standard mode: throttling, 5xx and I/O errors get up to three
- * attempts with exponential backoff and jitter.
+ * attempts with exponential backoff and jitter. The JDK keeps up to {@link #KEEP_ALIVE_CONNECTIONS}
+ * idle connections per host (not its default 5), enough for the sinks' concurrent writes.
  */
 public final class AwsClients implements AutoCloseable {
 
@@ -34,13 +35,31 @@ public final class AwsClients implements AutoCloseable {
     private final Region region;
     private final AwsCredentialsProvider credentials;
 
+    /**
+     * Idle connections per host the JDK's HTTP client keeps for reuse ({@code http.maxConnections};
+     * the JDK's default is 5). The table sink writes a batch's items on 8 threads and the other sinks
+     * write meanwhile: with 5, every batch closed the connections beyond the fifth when it ended and
+     * the next batch opened them again, a TLS handshake each in AWS.
+     */
+    static final int KEEP_ALIVE_CONNECTIONS = 32;
+
     public AwsClients(Map<String, String> environment) {
+        keepConnectionsAlive(System.getProperties());
         this.environment = Map.copyOf(environment);
         this.http = UrlConnectionHttpClient.builder().build();
         this.region = Region.of(Optional.ofNullable(environment.get("AWS_REGION"))
                 .or(() -> Optional.ofNullable(environment.get("AWS_DEFAULT_REGION")))
                 .orElseThrow(() -> new ConfigurationException("AWS_REGION is not set")));
         this.credentials = credentials(environment);
+    }
+
+    /**
+     * Sets {@code http.maxConnections} to {@link #KEEP_ALIVE_CONNECTIONS} unless it is set already (a
+     * JVM option wins). The JDK reads it at the first HTTP connection of the JVM: in Lambda that is
+     * after the handler has built its clients.
+     */
+    static void keepConnectionsAlive(java.util.Properties properties) {
+        properties.putIfAbsent("http.maxConnections", Integer.toString(KEEP_ALIVE_CONNECTIONS));
     }
 
     public DynamoDbClient dynamoDb() {

@@ -180,6 +180,10 @@ public final class LocalAws implements AutoCloseable {
      */
     public static LocalAws start(LocalAwsOptions options) {
         long started = System.nanoTime();
+        // the functions run in this JVM and share the JDK's one keep-alive cache (read at the JVM's
+        // first HTTP connection, which is about to happen): keep as many idle connections per host
+        // as each function's own JVM does in Lambda (dev.sluice.aws.AwsClients), not the JDK's 5
+        System.getProperties().putIfAbsent("http.maxConnections", "32");
         Path localstack = LocalstackDirectory.requireInstalled(
                 options.localstackDirectory().orElseGet(LocalstackDirectory::locate));
         Path logs = options.logDirectory()
