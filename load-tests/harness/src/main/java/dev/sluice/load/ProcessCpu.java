@@ -180,7 +180,7 @@ public final class ProcessCpu implements AutoCloseable {
      * The part of this JVM's CPU time no Java thread accounts for: the JIT compilers, the garbage
      * collector and the VM's own threads (and the last second of threads that ended between samples).
      */
-    public static final String JVM_INTERNAL = "JIT compiler, GC and other VM threads";
+    public static final String JVM_INTERNAL = "JIT, GC and VM threads";
 
     /**
      * What the threads of one name used in this JVM (a pool's threads share a name but for a trailing

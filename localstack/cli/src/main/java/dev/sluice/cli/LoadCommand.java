@@ -308,10 +308,12 @@ final class LoadCommand implements Command {
                     .filter(t -> t.averageCores() >= 0.03)
                     .forEach(t -> out.printf(
                             Locale.ROOT,
-                            "  cpu thread      %-32s %5.2f cores (busiest thread %.2f), %,.0f µs per event%n",
+                            "  cpu thread      %-32s %5.2f cores%s, %,.0f µs per event%n",
                             t.threads() > 1 ? t.name() + " ×" + t.threads() : t.name(),
                             t.averageCores(),
-                            t.busiestThreadCores(),
+                            t.threads() > 1
+                                    ? String.format(Locale.ROOT, " (busiest thread %.2f)", t.busiestThreadCores())
+                                    : "",
                             r.events() == 0 ? 0.0 : t.cpuSeconds() * 1e6 / r.events()));
         }
         if (r.latency() != null) {
