@@ -85,9 +85,9 @@ public record BatchTime(
     public String line() {
         return String.format(
                 Locale.ROOT,
-                "%s on %s: %.1f a batch, %s ms p50 / %s p99 each%s; %,.0f ms a batch added up, %.1f in flight",
+                "%s%s: %.1f a batch, %s ms p50 / %s p99 each%s; %,.0f ms a batch added up, %.1f in flight",
                 operation,
-                resource,
+                resource.isEmpty() ? "" : " on " + resource,
                 callsPerBatch,
                 millis(observedP50Millis),
                 millis(observedP99Millis),
