@@ -10,6 +10,7 @@ import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -184,7 +185,7 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
                 "ingestedAt",
                 AttributeValue.fromS(event.event().path("ingestedAt").asText()),
                 "event",
-                AttributeValue.fromS(event.event().toString())));
+                AttributeValue.fromS(new String(event.json(), StandardCharsets.UTF_8))));
         if (event.position().subSequence() != 0) {
             // a user record of a KPL aggregate (the position above holds it too)
             item.put(

@@ -3,6 +3,7 @@ package dev.sluice.core.stage;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.pii.PiiPolicy;
 import dev.sluice.core.pii.Tokenizer;
+import java.util.List;
 
 /**
  * Protects personal data as the schema's {@code x-pii} annotations say — tokenize (keyed
@@ -22,6 +23,11 @@ final class MaskStep implements Step {
     @Override
     public boolean keepsBytes() {
         return true; // each replaced value is recorded in the context's edits
+    }
+
+    @Override
+    public List<List<String>> reads() {
+        return policy.namedPaths();
     }
 
     @Override
