@@ -15,6 +15,7 @@ import dev.sluice.core.json.LocatedTextNode;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -213,6 +214,17 @@ public final class TokenReader {
                 }
                 return;
             }
+            if (want == null && token == JsonToken.VALUE_STRING && shape.valid.inUse()) {
+                // a string only checked: a value this subschema already accepted is not checked again
+                char[] chars = parser.getTextCharacters();
+                int offset = parser.getTextOffset();
+                int length = parser.getTextLength();
+                if (!shape.valid.contains(chars, offset, length)) {
+                    test(shape, factory.textNode(new String(chars, offset, length)));
+                    shape.valid.add(chars, offset, length);
+                }
+                return;
+            }
             JsonNode node = scalar(parser, token, want != null);
             test(shape, node);
             if (want != null) {
@@ -325,10 +337,65 @@ public final class TokenReader {
         Shape additional;
         /** The shape of array elements. */
         Shape items;
+        /** Strings this subschema accepted lately. */
+        final ValidStrings valid = new ValidStrings();
         /** Bounds on an object's members or an array's elements (the keyword that applies to the token). */
         int minMembers;
 
         int maxMembers = Integer.MAX_VALUE;
+    }
+
+    /**
+     * A few strings a subschema accepted, so that the repeated values of a field (a currency, a
+     * merchant, a country) are checked once rather than for every event: a small table indexed by
+     * the characters' hash, each slot holding the last valid string that hashed there. A subschema
+     * whose values rarely repeat stops using it after a while. Shared by every thread: a slot is
+     * replaced whole, by an entry whose characters are final, so a reader sees a valid string or
+     * none; the counters are approximate by design.
+     */
+    static final class ValidStrings {
+        private static final int SLOTS = 32;
+        private static final int TRIAL = 4096;
+
+        private record Entry(char[] chars) {}
+
+        private final Entry[] slots = new Entry[SLOTS];
+        private int lookups;
+        private int hits;
+        private boolean abandoned;
+
+        /** Whether the table is worth asking. */
+        boolean inUse() {
+            return !abandoned;
+        }
+
+        boolean contains(char[] chars, int offset, int length) {
+            Entry entry = slots[hash(chars, offset, length) & (SLOTS - 1)];
+            boolean hit = entry != null
+                    && Arrays.equals(entry.chars(), 0, entry.chars().length, chars, offset, offset + length);
+            if (lookups < TRIAL) {
+                lookups++;
+                if (hit) {
+                    hits++;
+                }
+            } else if (!abandoned && hits < TRIAL / 4) {
+                abandoned = true; // most values are new: checking them straight away is cheaper
+            }
+            return hit;
+        }
+
+        void add(char[] chars, int offset, int length) {
+            slots[hash(chars, offset, length) & (SLOTS - 1)] =
+                    new Entry(Arrays.copyOfRange(chars, offset, offset + length));
+        }
+
+        private static int hash(char[] chars, int offset, int length) {
+            int h = length;
+            for (int i = offset; i < offset + length; i++) {
+                h = 31 * h + chars[i];
+            }
+            return h ^ (h >>> 16);
+        }
     }
 
     /** Every value allowed; objects still walked for duplicate members. */
