@@ -29,6 +29,7 @@ public final class ProcessedEvent {
     private final List<String> routes;
     private final byte[] json;
     private final Function<byte[], ObjectNode> reader;
+    private final String ingestedAt;
     private volatile ObjectNode event;
 
     /**
@@ -50,7 +51,7 @@ public final class ProcessedEvent {
             ObjectNode event,
             List<String> routes,
             byte[] json) {
-        this(source, eventId, key, occurredAt, Objects.requireNonNull(event, "event"), routes, json, null);
+        this(source, eventId, key, occurredAt, Objects.requireNonNull(event, "event"), routes, json, null, null);
     }
 
     private ProcessedEvent(
@@ -61,7 +62,8 @@ public final class ProcessedEvent {
             ObjectNode event,
             List<String> routes,
             byte[] json,
-            Function<byte[], ObjectNode> reader) {
+            Function<byte[], ObjectNode> reader,
+            String ingestedAt) {
         this.source = Objects.requireNonNull(source, "source");
         this.eventId = Objects.requireNonNull(eventId, "eventId");
         this.key = key;
@@ -70,6 +72,7 @@ public final class ProcessedEvent {
         this.routes = routes == null ? null : List.copyOf(routes);
         this.json = json;
         this.reader = reader;
+        this.ingestedAt = ingestedAt;
     }
 
     /** An event without its bytes: {@link #json()} serialises the tree. */
@@ -94,6 +97,7 @@ public final class ProcessedEvent {
      *
      * @param json the event as UTF-8 JSON on one line
      * @param reader reads {@code json} into the tree the chain's mapper would build
+     * @param ingestedAt the event's {@code ingestedAt}, as {@code json} holds it
      */
     public static ProcessedEvent ofJson(
             InboundRecord source,
@@ -102,7 +106,8 @@ public final class ProcessedEvent {
             Instant occurredAt,
             List<String> routes,
             byte[] json,
-            Function<byte[], ObjectNode> reader) {
+            Function<byte[], ObjectNode> reader,
+            String ingestedAt) {
         return new ProcessedEvent(
                 source,
                 eventId,
@@ -111,7 +116,8 @@ public final class ProcessedEvent {
                 null,
                 routes,
                 Objects.requireNonNull(json, "json"),
-                Objects.requireNonNull(reader, "reader"));
+                Objects.requireNonNull(reader, "reader"),
+                Objects.requireNonNull(ingestedAt, "ingestedAt"));
     }
 
     public InboundRecord source() {
@@ -128,6 +134,14 @@ public final class ProcessedEvent {
 
     public Instant occurredAt() {
         return occurredAt;
+    }
+
+    /**
+     * The event's {@code ingestedAt} as text (the time its stage took it in), without building the
+     * tree when the chain gave it; empty if the event has none.
+     */
+    public String ingestedAt() {
+        return ingestedAt != null ? ingestedAt : event().path("ingestedAt").asText();
     }
 
     /** The sinks (logical target names) it goes to, or {@code null} for every sink. */

@@ -391,7 +391,14 @@ public final class StageChain {
         }
         if (json != null) {
             return ProcessedEvent.ofJson(
-                    record, eventId.textValue(), partitionKey, occurredAt, context.routes(), json, this::readTree);
+                    record,
+                    eventId.textValue(),
+                    partitionKey,
+                    occurredAt,
+                    context.routes(),
+                    json,
+                    this::readTree,
+                    ingestedAt);
         }
         // the steps' changes cannot be spliced (a dropped field, a masked number, a record on several
         // lines): the whole tree, with the sparse event's fields laid over it
