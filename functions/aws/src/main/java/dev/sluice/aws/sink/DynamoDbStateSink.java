@@ -2,6 +2,7 @@ package dev.sluice.aws.sink;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sluice.aws.access.Access;
 import dev.sluice.aws.access.DynamoDb;
 import dev.sluice.core.definition.FieldPaths;
@@ -10,6 +11,7 @@ import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.DeduplicatingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +64,8 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
 
     private final DynamoDbClient dynamoDb;
     private final String table;
+    private static final JsonPointer EVENT_ID = JsonPointer.compile("/eventId");
+
     private final JsonPointer keyField;
     private final ExecutorService writers;
     private final boolean firstPositionWins;
@@ -161,7 +165,10 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
     }
 
     private PutItemRequest put(ProcessedEvent event) throws SinkException {
-        JsonNode key = event.event().at(keyField);
+        // keyed by eventId (the usual case), the event's tree is not needed at all
+        JsonNode key = keyField.equals(EVENT_ID)
+                ? TextNode.valueOf(event.eventId())
+                : event.event().at(keyField);
         if (key.isMissingNode() || key.isNull() || key.isContainerNode()) {
             // the definition names a key field every valid event has; a miss is a definition bug
             throw new SinkException(
@@ -182,9 +189,9 @@ public final class DynamoDbStateSink implements DeduplicatingSink {
                 "occurredAt",
                 AttributeValue.fromS(event.occurredAt().toString()),
                 "ingestedAt",
-                AttributeValue.fromS(event.event().path("ingestedAt").asText()),
+                AttributeValue.fromS(event.ingestedAt()),
                 "event",
-                AttributeValue.fromS(event.event().toString())));
+                AttributeValue.fromS(new String(event.json(), StandardCharsets.UTF_8))));
         if (event.position().subSequence() != 0) {
             // a user record of a KPL aggregate (the position above holds it too)
             item.put(

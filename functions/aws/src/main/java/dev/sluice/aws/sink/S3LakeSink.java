@@ -8,7 +8,6 @@ import dev.sluice.core.stage.SinkReport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -414,7 +413,9 @@ public final class S3LakeSink implements EventSink {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(records.size() * 256);
         try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
             for (ProcessedEvent record : records) {
-                gzip.write(record.event().toString().getBytes(StandardCharsets.UTF_8));
+                // the chain's bytes (the record's own, its edits spliced in) when it has them: no tree
+                // is built and serialised again for the lake
+                gzip.write(record.json());
                 gzip.write('\n');
             }
         } catch (IOException e) {

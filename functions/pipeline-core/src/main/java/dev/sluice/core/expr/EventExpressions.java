@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.navigation.CelNavigableAst;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.MapType;
@@ -16,7 +18,11 @@ import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * Compiles CEL expressions ({@code amount > 1000 && country != 'NL'}) over the events of one
@@ -83,12 +89,28 @@ public final class EventExpressions {
         try {
             CelAbstractSyntaxTree ast = compiler.compile(source).getAst();
             return new Predicate(
-                    source, runtime.createProgram(ast), variables, Comparison.of(ast.getExpr(), variables));
+                    source, runtime.createProgram(ast), variables, Comparison.of(ast.getExpr(), variables), reads(ast));
         } catch (CelValidationException e) {
             throw new ExpressionException(describe(e), e);
         } catch (CelEvaluationException e) {
             throw new ExpressionException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * The event fields an expression reads: the paths of the variables its identifiers name (a name
+     * bound inside the expression, such as a comprehension's, is no variable and reads nothing).
+     */
+    private List<List<String>> reads(CelAbstractSyntaxTree ast) {
+        Set<List<String>> reads = new LinkedHashSet<>();
+        CelNavigableAst.fromAst(ast)
+                .getRoot()
+                .allNodes()
+                .filter(node -> node.getKind() == CelExpr.ExprKind.Kind.IDENT)
+                .map(node -> variables.get(node.expr().ident().name()))
+                .filter(Objects::nonNull)
+                .forEach(v -> reads.add(v.inPayload() ? List.of("payload", v.field()) : List.of(v.field())));
+        return List.copyOf(reads);
     }
 
     /** The variables an expression may use, with their CEL types (for documentation and errors). */

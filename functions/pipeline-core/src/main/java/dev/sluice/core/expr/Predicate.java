@@ -22,26 +22,37 @@ public final class Predicate {
     private final CelRuntime.Program program;
     private final Map<String, EventExpressions.Variable> variables;
     private final Comparison comparison; // null: CEL decides every event
+    private final List<List<String>> reads;
 
     Predicate(
             String source,
             CelRuntime.Program program,
             Map<String, EventExpressions.Variable> variables,
-            Comparison comparison) {
+            Comparison comparison,
+            List<List<String>> reads) {
         this.source = source;
         this.program = program;
         this.variables = variables;
         this.comparison = comparison;
+        this.reads = List.copyOf(reads);
     }
 
     /** The same expression with this shortcut ({@code null}: none), for tests. */
     Predicate withComparison(Comparison shortcut) {
-        return new Predicate(source, program, variables, shortcut);
+        return new Predicate(source, program, variables, shortcut, reads);
     }
 
     /** The field-against-literal comparison deciding most events without CEL's interpreter, or {@code null}. */
     Comparison shortcut() {
         return comparison;
+    }
+
+    /**
+     * The event fields the expression may read, as paths of member names from the event's root: one
+     * per variable it names ({@code amount} is {@code ["payload", "amount"]}).
+     */
+    public List<List<String>> reads() {
+        return reads;
     }
 
     /** The expression as written. */

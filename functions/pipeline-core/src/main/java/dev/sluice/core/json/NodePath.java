@@ -58,6 +58,11 @@ public final class NodePath {
         return node;
     }
 
+    /** The member names (or indexes, as text) from the root to the node, in order. */
+    public List<String> names() {
+        return List.of(names);
+    }
+
     @Override
     public String toString() {
         return pointer.toString();

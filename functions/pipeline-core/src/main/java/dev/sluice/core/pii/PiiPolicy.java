@@ -159,6 +159,33 @@ public final class PiiPolicy {
         return collectNames(root, names) ? names : null;
     }
 
+    /**
+     * The paths (member names from the root) of every annotated field, when each is reached by names
+     * alone; {@code null} when some annotation applies to array elements or undeclared properties
+     * (then the policy may read any part of the event).
+     */
+    public List<List<String>> namedPaths() {
+        List<List<String>> paths = new ArrayList<>();
+        return collectPaths(root, new ArrayList<>(), paths) ? List.copyOf(paths) : null;
+    }
+
+    private static boolean collectPaths(Node node, List<String> prefix, List<List<String>> paths) {
+        if (node.others.length > 0 || node.each != null) {
+            return false;
+        }
+        for (int i = 0; i < node.names.length; i++) {
+            prefix.add(node.names[i]);
+            Node child = node.named[i];
+            if (child.action != null) {
+                paths.add(List.copyOf(prefix));
+            } else if (!collectPaths(child, prefix, paths)) {
+                return false;
+            }
+            prefix.remove(prefix.size() - 1);
+        }
+        return true;
+    }
+
     /** Adds the names under which values change; false if some change is not under a name. */
     private static boolean collectNames(Node node, Set<String> names) {
         if (node.others.length > 0 || node.each != null) {

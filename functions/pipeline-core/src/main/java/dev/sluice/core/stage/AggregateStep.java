@@ -9,6 +9,7 @@ import dev.sluice.core.json.NodePath;
 import dev.sluice.core.window.TumblingWindows;
 import dev.sluice.core.window.Verdict;
 import java.math.BigDecimal;
+import java.util.List;
 
 /**
  * Event-time tumbling windows per key. Each batch gets its own accumulator; at the end of the batch
@@ -42,6 +43,11 @@ final class AggregateStep implements Step {
     @Override
     public boolean keepsBytes() {
         return true; // reads the event only
+    }
+
+    @Override
+    public List<List<String>> reads() {
+        return value == null ? List.of(key.names()) : List.of(key.names(), value.names());
     }
 
     @Override

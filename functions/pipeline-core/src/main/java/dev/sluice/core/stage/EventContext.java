@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.json.JsonEdits;
+import dev.sluice.core.schema.EventSchema;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,9 @@ import java.util.List;
  * One event on its way through a stage's chain: the record it came from, the parsed event that
  * steps read and change in place, and what the steps decided — dropped by a filter, routed to some
  * sinks only, or reported on a side output (late for a window) while it carries on.
+ *
+ * <p>The event is either the record's whole tree or, when the chain read the record in one pass over
+ * its tokens, a sparse tree holding only the fields the steps said they read ({@link Step#reads()}).
  */
 public final class EventContext {
 
@@ -23,10 +27,41 @@ public final class EventContext {
     private List<String> routes;
     private List<DeadLetter> sideOutputs;
     private final JsonEdits edits = new JsonEdits();
+    private final EventSchema validatedAgainst;
+    private final int rootSize;
 
+    /** An event read into its whole tree. */
     EventContext(InboundRecord record, ObjectNode event) {
+        this(record, event, null, -1);
+    }
+
+    /**
+     * An event read in one pass over its tokens.
+     *
+     * @param fields the sparse tree of the fields the steps read
+     * @param validatedAgainst the schema the pass found the event valid against
+     * @param rootSize how many members the event's root object has
+     */
+    EventContext(InboundRecord record, ObjectNode fields, EventSchema validatedAgainst, int rootSize) {
         this.record = record;
-        this.event = event;
+        this.event = fields;
+        this.validatedAgainst = validatedAgainst;
+        this.rootSize = rootSize;
+    }
+
+    /** The schema the chain's token pass found the event valid against, or {@code null}. */
+    EventSchema validatedAgainst() {
+        return validatedAgainst;
+    }
+
+    /** Whether {@link #event()} holds only the fields the steps read. */
+    boolean sparse() {
+        return rootSize >= 0;
+    }
+
+    /** How many members the record's root object has, before any step changed it. */
+    int rootSize() {
+        return rootSize >= 0 ? rootSize : event.size();
     }
 
     /** The record as read from the stream. */

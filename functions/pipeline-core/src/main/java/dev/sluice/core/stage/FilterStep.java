@@ -4,6 +4,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.expr.ExpressionException;
 import dev.sluice.core.expr.Predicate;
+import java.util.List;
 
 /** Keeps the events for which its expression is true; the others are dropped, not dead lettered. */
 final class FilterStep implements Step {
@@ -17,6 +18,11 @@ final class FilterStep implements Step {
     @Override
     public boolean keepsBytes() {
         return true; // reads the event only
+    }
+
+    @Override
+    public List<List<String>> reads() {
+        return when.reads();
     }
 
     @Override

@@ -38,7 +38,7 @@ public final class RecordParser {
     private static final long HIGHS = 0x8080808080808080L;
     private static final long BACKSLASHES = 0x5c5c5c5c5c5c5c5cL;
 
-    private static final int CLEAN = -1;
+    static final int CLEAN = -1;
     private static final int CLEAN_WITH_SURROGATE_ESCAPE = -2;
 
     private final ObjectReader reader;

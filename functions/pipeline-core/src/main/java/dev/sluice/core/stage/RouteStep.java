@@ -4,6 +4,7 @@ import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.ReasonCode;
 import dev.sluice.core.expr.ExpressionException;
 import dev.sluice.core.expr.Predicate;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Chooses an event's sinks: the first rule whose expression is true, else {@code otherwise}. */
@@ -23,6 +24,15 @@ final class RouteStep implements Step {
     @Override
     public boolean keepsBytes() {
         return true; // reads the event only
+    }
+
+    @Override
+    public List<List<String>> reads() {
+        List<List<String>> reads = new ArrayList<>();
+        for (Rule rule : rules) {
+            reads.addAll(rule.when().reads());
+        }
+        return reads;
     }
 
     @Override

@@ -21,8 +21,11 @@ import dev.sluice.core.pii.SecretProvider;
 import dev.sluice.core.pii.Tokenizer;
 import dev.sluice.core.schema.EventSchema;
 import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.core.schema.fast.TokenReader;
 import dev.sluice.core.window.AggregateFunction;
 import dev.sluice.core.window.TumblingWindows;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +33,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,6 +43,14 @@ import java.util.Set;
  * A stage's steps, compiled once from its definition, run in memory over a batch. Each record is
  * parsed once, passes the steps in order and leaves as a {@link ProcessedEvent} or a
  * {@link DeadLetter}; a failure in one record never affects its neighbours.
+ *
+ * <p>Two ways to read a record. When the chain starts with {@code validate} and every step names
+ * the fields it reads ({@link Step#reads()}), a record is first read in one pass over its tokens
+ * ({@link TokenReader}): valid against the schema, the steps get a sparse event of those fields, and
+ * the sinks get the record's own bytes with the steps' edits spliced in; no tree of the event is
+ * built unless a sink asks for one. Any record that pass is not sure of (invalid, malformed, an
+ * escape it does not check) is read the full way, into its tree, as every record of other chains
+ * is: the verdicts, reasons and messages are the full way's.
  */
 public final class StageChain {
 
@@ -51,6 +63,13 @@ public final class StageChain {
     private final List<Step> steps;
     private final int maxRecordBytes;
     private final List<ReferenceCache> references;
+    private final ObjectMapper mapper;
+    /** The one-pass reader, or {@code null} when every record is read into its tree. */
+    private final TokenReader tokens;
+    /** The schema the one-pass reader validates against (the first validate step's). */
+    private final EventSchema tokenSchema;
+    /** The fields the one-pass reader records: the steps' and the envelope's. */
+    private final List<List<String>> recorded;
 
     private StageChain(
             String stageName,
@@ -66,6 +85,62 @@ public final class StageChain {
         this.steps = List.copyOf(steps);
         this.maxRecordBytes = maxRecordBytes;
         this.references = List.copyOf(references);
+        this.mapper = mapper;
+        this.recorded = recorded(this.steps);
+        this.tokenSchema = recorded == null ? null : ((ValidateStep) this.steps.get(0)).schema();
+        this.tokens = recorded == null
+                ? null
+                : TokenReader.compile(tokenSchema.document(), mapper, recorded).orElse(null);
+    }
+
+    /** The same chain reading every record into its tree (tests compare the two ways). */
+    private StageChain(StageChain chain) {
+        this.stageName = chain.stageName;
+        this.parser = chain.parser;
+        this.clock = chain.clock;
+        this.steps = chain.steps;
+        this.maxRecordBytes = chain.maxRecordBytes;
+        this.references = chain.references;
+        this.mapper = chain.mapper;
+        this.recorded = chain.recorded;
+        this.tokenSchema = chain.tokenSchema;
+        this.tokens = null;
+    }
+
+    /** This chain without its one-pass reader: every record is read into its tree. */
+    StageChain readingTrees() {
+        return new StageChain(this);
+    }
+
+    /** The envelope fields the chain itself reads when it accepts an event. */
+    private static final List<List<String>> ENVELOPE = List.of(
+            List.of(Envelope.EVENT_ID),
+            List.of(Envelope.KEY),
+            List.of(Envelope.OCCURRED_AT),
+            List.of(Envelope.INGESTED_AT));
+
+    /**
+     * The fields a one-pass read must record for these steps, or {@code null} when the chain cannot
+     * be read in one pass: it does not start with {@code validate}, or a step may read any field.
+     */
+    private static List<List<String>> recorded(List<Step> steps) {
+        if (steps.isEmpty() || !(steps.get(0) instanceof ValidateStep)) {
+            return null;
+        }
+        Set<List<String>> fields = new LinkedHashSet<>(ENVELOPE);
+        for (Step step : steps) {
+            List<List<String>> reads = step.reads();
+            if (reads == null) {
+                return null;
+            }
+            fields.addAll(reads);
+        }
+        return List.copyOf(fields);
+    }
+
+    /** Whether records are first read in one pass over their tokens (see the class comment). */
+    public boolean readsInOnePass() {
+        return tokens != null;
     }
 
     /**
@@ -246,13 +321,16 @@ public final class StageChain {
             // the consumer de-aggregates what it can: an aggregate here is one nobody can read
             return new DeadLetter(record, ReasonCode.MALFORMED_AGGREGATE, KplFormat.diagnose(record.data()));
         }
-        ObjectNode event;
-        try {
-            event = parser.parse(record.data());
-        } catch (RecordParser.MalformedRecordException e) {
-            return new DeadLetter(record, ReasonCode.MALFORMED_JSON, e.getMessage());
+        EventContext context = tokens == null ? null : readInOnePass(record);
+        if (context == null) {
+            ObjectNode event;
+            try {
+                event = parser.parse(record.data());
+            } catch (RecordParser.MalformedRecordException e) {
+                return new DeadLetter(record, ReasonCode.MALFORMED_JSON, e.getMessage());
+            }
+            context = new EventContext(record, event);
         }
-        EventContext context = new EventContext(record, event);
         for (Step step : batchSteps) {
             DeadLetter rejected;
             try {
@@ -274,6 +352,16 @@ public final class StageChain {
         return context;
     }
 
+    /** The record read in one pass, or {@code null} when it must be read the full way. */
+    private EventContext readInOnePass(InboundRecord record) {
+        byte[] data = record.data();
+        if (RecordParser.scan(data) != RecordParser.CLEAN) {
+            return null; // not UTF-8, a NUL, or a surrogate escape: the full way says which
+        }
+        TokenReader.Reading reading = tokens.read(data);
+        return reading == null ? null : new EventContext(record, reading.fields(), tokenSchema, reading.rootSize());
+    }
+
     private Object accept(EventContext context, String ingestedAt, JsonEdits.Stamp stamp) {
         InboundRecord record = context.record();
         ObjectNode event = context.event();
@@ -292,16 +380,70 @@ public final class StageChain {
             return new DeadLetter(record, ReasonCode.SCHEMA_INVALID, "$.eventId is required");
         }
         JsonEdits edits = context.edits();
-        edits.stamp(record.data(), event.get(Envelope.INGESTED_AT), event.size(), stamp);
+        edits.stamp(record.data(), event.get(Envelope.INGESTED_AT), context.rootSize(), stamp);
         event.put(Envelope.INGESTED_AT, ingestedAt);
         JsonNode key = event.get(Envelope.KEY);
-        return new ProcessedEvent(
-                record,
-                eventId.textValue(),
-                key != null && key.isTextual() ? key.textValue() : record.partitionKey(),
-                occurredAt,
-                event,
-                context.routes(),
-                edits.apply(record.data()));
+        String partitionKey = key != null && key.isTextual() ? key.textValue() : record.partitionKey();
+        byte[] json = edits.apply(record.data());
+        if (!context.sparse()) {
+            return new ProcessedEvent(
+                    record, eventId.textValue(), partitionKey, occurredAt, event, context.routes(), json);
+        }
+        if (json != null) {
+            return ProcessedEvent.ofJson(
+                    record,
+                    eventId.textValue(),
+                    partitionKey,
+                    occurredAt,
+                    context.routes(),
+                    json,
+                    this::readTree,
+                    ingestedAt);
+        }
+        // the steps' changes cannot be spliced (a dropped field, a masked number, a record on several
+        // lines): the whole tree, with the sparse event's fields laid over it
+        ObjectNode whole;
+        try {
+            whole = parser.parse(record.data());
+        } catch (RecordParser.MalformedRecordException e) {
+            return new DeadLetter(record, ReasonCode.MALFORMED_JSON, e.getMessage());
+        }
+        overlay(recorded, event, whole);
+        return new ProcessedEvent(record, eventId.textValue(), partitionKey, occurredAt, whole, context.routes(), null);
+    }
+
+    /** An accepted event's spliced bytes read into a tree, for a sink that asks for one. */
+    private ObjectNode readTree(byte[] json) {
+        try {
+            return (ObjectNode) mapper.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException("an accepted event's bytes no longer read as JSON", e);
+        }
+    }
+
+    /**
+     * Lays the recorded fields of a sparse event over the event's whole tree: each path present in
+     * the sparse event is set to its value there, each absent one removed (a step dropped it).
+     */
+    static void overlay(List<List<String>> paths, ObjectNode sparse, ObjectNode whole) {
+        for (List<String> path : paths) {
+            JsonNode from = sparse;
+            ObjectNode to = whole;
+            int last = path.size() - 1;
+            for (int i = 0; i < last && from != null && to != null; i++) {
+                from = from.isObject() ? from.get(path.get(i)) : null;
+                JsonNode next = to.get(path.get(i));
+                to = next instanceof ObjectNode object ? object : null;
+            }
+            if (to == null) {
+                continue; // the path does not go through objects here: recorded whole further up
+            }
+            JsonNode value = from != null && from.isObject() ? from.get(path.get(last)) : null;
+            if (value == null) {
+                to.remove(path.get(last));
+            } else {
+                to.set(path.get(last), value);
+            }
+        }
     }
 }

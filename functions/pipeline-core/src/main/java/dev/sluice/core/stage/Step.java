@@ -1,6 +1,7 @@
 package dev.sluice.core.stage;
 
 import dev.sluice.core.event.DeadLetter;
+import java.util.List;
 
 /**
  * One step of a stage's chain. Steps work on the parsed event in memory: the chain parses each
@@ -26,6 +27,17 @@ public interface Step {
      */
     default boolean keepsBytes() {
         return false;
+    }
+
+    /**
+     * The fields the step reads or changes, as paths of member names from the event's root ({@code
+     * ["payload", "amount"]}); {@code null} (the default, always safe) when it may need any part of
+     * the event. When every step of a chain names its fields, the chain reads each record in one pass
+     * over its tokens and hands the steps a sparse event holding only those fields (and the
+     * envelope's), instead of the event's whole tree.
+     */
+    default List<List<String>> reads() {
+        return null;
     }
 
     /** The instance that handles one batch: this one, unless the step keeps per-batch state. */

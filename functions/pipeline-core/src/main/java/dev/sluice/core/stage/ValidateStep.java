@@ -26,6 +26,16 @@ final class ValidateStep implements Step {
     }
 
     @Override
+    public List<List<String>> reads() {
+        return List.of(List.of(Envelope.OCCURRED_AT), List.of(Envelope.TYPE));
+    }
+
+    /** The schema events are checked against. */
+    EventSchema schema() {
+        return schema;
+    }
+
+    @Override
     public DeadLetter apply(EventContext context) {
         InboundRecord record = context.record();
         ObjectNode event = context.event();
@@ -45,6 +55,9 @@ final class ValidateStep implements Step {
                     record,
                     ReasonCode.UNKNOWN_TYPE,
                     "$.type must be '" + schema.name() + "', got " + (type == null ? "nothing" : type.toString()));
+        }
+        if (context.validatedAgainst() == schema) {
+            return null; // the chain's token pass found the event valid against this very schema
         }
         List<String> violations = schema.violations(event);
         if (!violations.isEmpty()) {

@@ -89,7 +89,7 @@ public final class FastValidator {
 
     // ------------------------------------------------------------------------------------------------ compiler
 
-    private static SchemaChecker schema(JsonNode schema) {
+    static SchemaChecker schema(JsonNode schema) {
         if (schema.isBoolean()) {
             return schema.booleanValue() ? SchemaChecker.TRUE : SchemaChecker.FALSE;
         }
@@ -155,7 +155,7 @@ public final class FastValidator {
         return b.build();
     }
 
-    private static int types(JsonNode type) {
+    static int types(JsonNode type) {
         if (type.isTextual()) {
             return typeBit(type.textValue());
         }
