@@ -118,6 +118,14 @@ public class JsonEdits {
      * that what sinks write stays one event per line).
      */
     public byte[] apply(byte[] data) {
+        return apply(data, false);
+    }
+
+    /**
+     * As {@link #apply(byte[])}, without looking for line breaks when the caller knows there are
+     * none (a tokenizer that read the whole record counted one line).
+     */
+    public byte[] apply(byte[] data, boolean knownOneLine) {
         if (!intact) {
             return null;
         }
@@ -126,7 +134,7 @@ public class JsonEdits {
         if (from < 0 || to <= from) {
             return null;
         }
-        if (lineBreak(data, from, to) >= 0) {
+        if (!knownOneLine && lineBreak(data, from, to) >= 0) {
             return null;
         }
         sort();

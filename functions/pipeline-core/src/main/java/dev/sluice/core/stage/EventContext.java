@@ -29,10 +29,11 @@ public final class EventContext {
     private final JsonEdits edits = new JsonEdits();
     private final EventSchema validatedAgainst;
     private final int rootSize;
+    private final boolean oneLine;
 
     /** An event read into its whole tree. */
     EventContext(InboundRecord record, ObjectNode event) {
-        this(record, event, null, -1);
+        this(record, event, null, -1, false);
     }
 
     /**
@@ -41,12 +42,19 @@ public final class EventContext {
      * @param fields the sparse tree of the fields the steps read
      * @param validatedAgainst the schema the pass found the event valid against
      * @param rootSize how many members the event's root object has
+     * @param oneLine whether the record is known to hold no line break
      */
-    EventContext(InboundRecord record, ObjectNode fields, EventSchema validatedAgainst, int rootSize) {
+    EventContext(InboundRecord record, ObjectNode fields, EventSchema validatedAgainst, int rootSize, boolean oneLine) {
         this.record = record;
         this.event = fields;
         this.validatedAgainst = validatedAgainst;
         this.rootSize = rootSize;
+        this.oneLine = oneLine;
+    }
+
+    /** Whether the record is known to hold no line feed and no carriage return. */
+    boolean oneLine() {
+        return oneLine;
     }
 
     /** The schema the chain's token pass found the event valid against, or {@code null}. */

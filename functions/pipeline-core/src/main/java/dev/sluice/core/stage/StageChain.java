@@ -359,7 +359,9 @@ public final class StageChain {
             return null; // not UTF-8, a NUL, or a surrogate escape: the full way says which
         }
         TokenReader.Reading reading = tokens.read(data);
-        return reading == null ? null : new EventContext(record, reading.fields(), tokenSchema, reading.rootSize());
+        return reading == null
+                ? null
+                : new EventContext(record, reading.fields(), tokenSchema, reading.rootSize(), reading.oneLine());
     }
 
     private Object accept(EventContext context, String ingestedAt, JsonEdits.Stamp stamp) {
@@ -384,7 +386,7 @@ public final class StageChain {
         event.put(Envelope.INGESTED_AT, ingestedAt);
         JsonNode key = event.get(Envelope.KEY);
         String partitionKey = key != null && key.isTextual() ? key.textValue() : record.partitionKey();
-        byte[] json = edits.apply(record.data());
+        byte[] json = edits.apply(record.data(), context.oneLine());
         if (!context.sparse()) {
             return new ProcessedEvent(
                     record, eventId.textValue(), partitionKey, occurredAt, event, context.routes(), json);

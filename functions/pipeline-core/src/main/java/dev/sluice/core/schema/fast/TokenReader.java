@@ -65,8 +65,15 @@ public final class TokenReader {
         }
     }
 
-    /** What one read found: the recorded fields and how many members the event's root object has. */
-    public record Reading(ObjectNode fields, int rootSize) {}
+    /**
+     * What one read found.
+     *
+     * @param fields the recorded fields
+     * @param rootSize how many members the event's root object has
+     * @param oneLine whether the record holds no line feed and no carriage return (the tokenizer
+     *     counted its lines: raw line breaks can only be white space between tokens)
+     */
+    public record Reading(ObjectNode fields, int rootSize, boolean oneLine) {}
 
     private final Shape root;
     private final Want want;
@@ -140,7 +147,7 @@ public final class TokenReader {
             if (parser.nextToken() != null) {
                 return null;
             }
-            return new Reading(fields, size);
+            return new Reading(fields, size, parser.currentLocation().getLineNr() == 1);
         } catch (NotSure | IOException | RuntimeException notSure) {
             // malformed, invalid, or a value the checkers leave to networknt (Unsure): the full way decides
             return null;
