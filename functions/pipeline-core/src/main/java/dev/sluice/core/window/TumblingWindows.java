@@ -317,8 +317,10 @@ public final class TumblingWindows {
      * bits} of its key after the keys' common prefix, its position — and the longs are sorted as
      * primitives. Groups whose window and key bits tie are then ordered by their whole keys. Batches
      * too large or spanning too many windows for the packing are sorted with the comparator.
+     *
+     * @param common how many first chars every group's key shares
      */
-    private static void sortByWindowThenKey(Group[] groups) {
+    private static void sortByWindowThenKey(Group[] groups, int common) {
         int n = groups.length;
         if (n < 2) {
             return;
@@ -334,16 +336,13 @@ public final class TumblingWindows {
             Arrays.sort(groups, BY_WINDOW_THEN_KEY);
             return;
         }
-        // keys share a prefix (cust-00...): pack the chars after it
-        int common = groups[0].key.length();
-        for (int i = 1; i < n && common > 0; i++) {
-            common = commonPrefix(groups[i].key, groups[0].key, common);
-        }
+        // keys share a prefix (cust-00...): pack the chars after it, read when the group was made
         int bits = 64 - POSITION_BITS - windowBits;
         long[] packed = new long[n];
         for (int i = 0; i < n; i++) {
             Group g = groups[i];
-            long order = (g.index - min) << bits | keyBits(g.key, common, bits);
+            long units = g.unitsFrom == common ? g.units : keyUnits(g.key, common);
+            long order = (g.index - min) << bits | (bits == 0 ? 0 : units >>> (64 - bits));
             // flipping the sign bit makes the signed sort the unsigned order
             packed[i] = (order << POSITION_BITS | i) ^ Long.MIN_VALUE;
         }
@@ -371,15 +370,17 @@ public final class TumblingWindows {
      * different ones decide it.
      */
     static long keyBits(String key, int from, int bits) {
-        if (bits == 0) {
-            return 0;
-        }
+        return bits == 0 ? 0 : keyUnits(key, from) >>> (64 - bits);
+    }
+
+    /** The four chars of {@code key} from {@code from} on, 16 bits each, a missing char as 0. */
+    private static long keyUnits(String key, int from) {
         long units = 0;
         int length = key.length();
         for (int i = from; i < from + 4; i++) {
             units = units << 16 | (i < length ? key.charAt(i) : 0);
         }
-        return units >>> (64 - bits);
+        return units;
     }
 
     /** How many first chars {@code key} shares with {@code other}, at most {@code limit}. */
@@ -412,6 +413,10 @@ public final class TumblingWindows {
         private Group[] table = new Group[INITIAL_CAPACITY];
 
         private int groups;
+        /** The first group's key, and how many first chars every group's key shares with it. */
+        private String firstKey;
+
+        private int common;
         private String shardId;
         private Instant now;
         private List<PartialAggregate> partials;
@@ -542,7 +547,7 @@ public final class TumblingWindows {
                     all[n++] = group;
                 }
             }
-            sortByWindowThenKey(all);
+            sortByWindowThenKey(all, common);
             List<PartialAggregate> result = new ArrayList<>(n);
             long lastIndex = 0;
             Instant start = null;
@@ -606,6 +611,15 @@ public final class TumblingWindows {
                 i = (i + 1) & mask;
             }
             Group created = new Group(key, index, hash, sequenceNumber);
+            // the key is at hand now: the common prefix so far, and the key's chars after it
+            if (firstKey == null) {
+                firstKey = key;
+                common = key.length();
+            } else {
+                common = commonPrefix(key, firstKey, common);
+            }
+            created.unitsFrom = common;
+            created.units = keyUnits(key, common);
             table[i] = created;
             if (++groups * 2 > table.length) {
                 grow();
@@ -644,6 +658,10 @@ public final class TumblingWindows {
         final String key;
         final long index;
         final int hash;
+        /** {@link #keyUnits} of the key from {@link #unitsFrom}, the batch's common prefix when made. */
+        long units;
+
+        int unitsFrom;
         long count;
         BigDecimal sum;
         BigDecimal min;
