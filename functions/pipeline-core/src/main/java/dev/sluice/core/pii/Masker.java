@@ -1,5 +1,6 @@
 package dev.sluice.core.pii;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -58,11 +59,14 @@ public final class Masker {
         }
         int length = value.length();
         if (length >= MIN_LENGTH_TO_KEEP_LAST && isAsciiDigits(value)) {
-            char[] masked = new char[length];
+            // ASCII only: built as Latin-1 bytes, which the string takes without compressing chars
+            byte[] masked = new byte[length];
             int hidden = length - KEEP_LAST;
-            Arrays.fill(masked, 0, hidden, MASK_CHAR);
-            value.getChars(hidden, length, masked, hidden);
-            return new String(masked);
+            Arrays.fill(masked, 0, hidden, (byte) MASK_CHAR);
+            for (int i = hidden; i < length; i++) {
+                masked[i] = (byte) value.charAt(i);
+            }
+            return new String(masked, StandardCharsets.ISO_8859_1);
         }
         return stars(value.codePointCount(0, length));
     }

@@ -60,7 +60,9 @@ public record BatchOutcome(
         }
 
         void sideOutputs(List<DeadLetter> reports) {
-            sideOutputs.addAll(reports);
+            if (!reports.isEmpty()) { // most events report nothing: no copy of an empty list
+                sideOutputs.addAll(reports);
+            }
         }
 
         /** Adds partial aggregates (aggregate steps, at the end of the batch). */

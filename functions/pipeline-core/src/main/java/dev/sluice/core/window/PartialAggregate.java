@@ -56,14 +56,18 @@ public record PartialAggregate(
         Objects.requireNonNull(windowEnd, "windowEnd");
         Objects.requireNonNull(shardId, "shardId");
         SequenceNumbers.requireValid(firstSequenceNumber, "firstSequenceNumber");
-        SequenceNumbers.requireValid(lastSequenceNumber, "lastSequenceNumber");
+        // a partial of one event (the commonest) has one sequence number for both ends
+        boolean oneSequence = lastSequenceNumber == firstSequenceNumber;
+        if (!oneSequence) {
+            SequenceNumbers.requireValid(lastSequenceNumber, "lastSequenceNumber");
+        }
         if (!windowStart.isBefore(windowEnd)) {
             throw new IllegalArgumentException("window end " + windowEnd + " is not after its start " + windowStart);
         }
         if (count < 1) {
             throw new IllegalArgumentException("a partial aggregate holds at least one event, not " + count);
         }
-        if (SequenceNumbers.compare(firstSequenceNumber, lastSequenceNumber) > 0) {
+        if (!oneSequence && SequenceNumbers.compare(firstSequenceNumber, lastSequenceNumber) > 0) {
             throw new IllegalArgumentException(
                     "first sequence number " + firstSequenceNumber + " is after the last " + lastSequenceNumber);
         }

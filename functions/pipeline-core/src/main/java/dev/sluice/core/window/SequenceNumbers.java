@@ -35,21 +35,41 @@ public final class SequenceNumbers {
      *     {@code b}
      */
     public static int compare(String a, String b) {
-        int dotA = a.indexOf('.');
-        int dotB = b.indexOf('.');
-        int lengthA = dotA < 0 ? a.length() : dotA;
-        int lengthB = dotB < 0 ? b.length() : dotB;
-        int byLength = Integer.compare(lengthA, lengthB);
-        if (byLength != 0) {
-            return byLength;
+        int lengthA = digits(a);
+        int lengthB = digits(b);
+        if (lengthA != lengthB) {
+            return Integer.compare(lengthA, lengthB);
         }
-        int byDigits = a.substring(0, lengthA).compareTo(b.substring(0, lengthB));
-        if (byDigits != 0 || (dotA < 0 && dotB < 0)) {
-            return byDigits;
+        // equal lengths: the first differing digit decides, as String.compareTo would say
+        for (int i = 0; i < lengthA; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                return x - y;
+            }
+        }
+        boolean subA = lengthA < a.length();
+        boolean subB = lengthB < b.length();
+        if (!subA && !subB) {
+            return 0;
         }
         return Long.compare(
-                dotA < 0 ? 0 : Long.parseLong(a, dotA + 1, a.length(), 10),
-                dotB < 0 ? 0 : Long.parseLong(b, dotB + 1, b.length(), 10));
+                subA ? Long.parseLong(a, lengthA + 1, a.length(), 10) : 0,
+                subB ? Long.parseLong(b, lengthB + 1, b.length(), 10) : 0);
+    }
+
+    /**
+     * The length of a valid sequence's sequence number: the position of its {@code .}, which can
+     * only be among the last {@link #SUB_DIGITS} + 1 characters, or its length.
+     */
+    private static int digits(String s) {
+        int n = s.length();
+        for (int i = n - 2, stop = Math.max(0, n - SUB_DIGITS - 1); i >= stop; i--) {
+            if (s.charAt(i) == '.') {
+                return i;
+            }
+        }
+        return n;
     }
 
     /**
@@ -57,27 +77,31 @@ public final class SequenceNumbers {
      * non-zero sub-sequence suffix.
      */
     public static boolean isValid(String s) {
-        int dot = s.indexOf('.');
-        if (dot < 0) {
-            return canonical(s, 0, s.length(), MAX_DIGITS);
+        // one pass: the sequence number's digits, then an optional dot and sub-sequence
+        int n = s.length();
+        int i = 0;
+        while (i < n && isDigit(s.charAt(i))) {
+            i++;
         }
-        return canonical(s, 0, dot, MAX_DIGITS)
-                && canonical(s, dot + 1, s.length(), SUB_DIGITS)
-                && !(s.length() == dot + 2 && s.charAt(dot + 1) == '0');
-    }
-
-    private static boolean canonical(String s, int from, int to, int maxDigits) {
-        int n = to - from;
-        if (n <= 0 || n > maxDigits || (n > 1 && s.charAt(from) == '0')) {
+        if (i == 0 || i > MAX_DIGITS || (i > 1 && s.charAt(0) == '0')) {
             return false;
         }
-        for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
-            if (c < '0' || c > '9') {
-                return false;
-            }
+        if (i == n) {
+            return true;
         }
-        return true;
+        if (s.charAt(i) != '.') {
+            return false;
+        }
+        int from = ++i;
+        while (i < n && isDigit(s.charAt(i))) {
+            i++;
+        }
+        // 1 to SUB_DIGITS digits, no leading zero, not 0 (written without a suffix)
+        return i == n && i > from && i - from <= SUB_DIGITS && s.charAt(from) != '0';
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     /**

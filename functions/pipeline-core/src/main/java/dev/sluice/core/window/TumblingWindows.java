@@ -299,6 +299,100 @@ public final class TumblingWindows {
         return arrivalSecond > limitSecond || (arrivalSecond == limitSecond && arrival.getNano() > limitNano);
     }
 
+    /** Partials' order: window start, then key (one comparator, not a chain of key extractors). */
+    private static final Comparator<Group> BY_WINDOW_THEN_KEY =
+            (a, b) -> a.index != b.index ? Long.compare(a.index, b.index) : a.key.compareTo(b.key);
+
+    private static final Comparator<Group> BY_KEY = (a, b) -> a.key.compareTo(b.key);
+
+    /** Bits of a packed sort key that hold the group's position: batches of up to 65,536 groups. */
+    private static final int POSITION_BITS = 16;
+
+    /** Bits of a packed sort key that may hold the window: batches that span up to 65,536 windows. */
+    private static final int MAX_WINDOW_BITS = 16;
+
+    /**
+     * Sorts groups by {@link #BY_WINDOW_THEN_KEY} without comparing objects for the most part: each
+     * group becomes one {@code long} — its window's rank in the batch, the {@linkplain #keyBits first
+     * bits} of its key after the keys' common prefix, its position — and the longs are sorted as
+     * primitives. Groups whose window and key bits tie are then ordered by their whole keys. Batches
+     * too large or spanning too many windows for the packing are sorted with the comparator.
+     *
+     * @param common how many first chars every group's key shares
+     */
+    private static void sortByWindowThenKey(Group[] groups, int common) {
+        int n = groups.length;
+        if (n < 2) {
+            return;
+        }
+        long min = groups[0].index;
+        long max = min;
+        for (Group g : groups) {
+            min = Math.min(min, g.index);
+            max = Math.max(max, g.index);
+        }
+        int windowBits = 64 - Long.numberOfLeadingZeros(max - min); // 0 when every group has one window
+        if (n > 1 << POSITION_BITS || windowBits > MAX_WINDOW_BITS) {
+            Arrays.sort(groups, BY_WINDOW_THEN_KEY);
+            return;
+        }
+        // keys share a prefix (cust-00...): pack the chars after it, read when the group was made
+        int bits = 64 - POSITION_BITS - windowBits;
+        long[] packed = new long[n];
+        for (int i = 0; i < n; i++) {
+            Group g = groups[i];
+            long units = g.unitsFrom == common ? g.units : keyUnits(g.key, common);
+            long order = (g.index - min) << bits | (bits == 0 ? 0 : units >>> (64 - bits));
+            // flipping the sign bit makes the signed sort the unsigned order
+            packed[i] = (order << POSITION_BITS | i) ^ Long.MIN_VALUE;
+        }
+        Arrays.sort(packed);
+        Group[] unsorted = groups.clone();
+        for (int i = 0; i < n; i++) {
+            groups[i] = unsorted[(int) (packed[i] & ((1 << POSITION_BITS) - 1))];
+        }
+        int run = 0;
+        for (int i = 1; i <= n; i++) {
+            if (i == n || packed[i] >>> POSITION_BITS != packed[run] >>> POSITION_BITS) {
+                if (i - run > 1) {
+                    Arrays.sort(groups, run, i, BY_KEY); // same window, same first bits
+                }
+                run = i;
+            }
+        }
+    }
+
+    /**
+     * The first {@code bits} bits (0 to 64) of {@code key}'s chars from {@code from} on, taken as
+     * 16-bit units with a missing char (after the key's end) as 0, right-aligned. For keys that agree
+     * on their first {@code from} chars, a key smaller than another by {@link String#compareTo} never
+     * has greater bits (compared unsigned): equal bits leave the order to {@code compareTo},
+     * different ones decide it.
+     */
+    static long keyBits(String key, int from, int bits) {
+        return bits == 0 ? 0 : keyUnits(key, from) >>> (64 - bits);
+    }
+
+    /** The four chars of {@code key} from {@code from} on, 16 bits each, a missing char as 0. */
+    private static long keyUnits(String key, int from) {
+        long units = 0;
+        int length = key.length();
+        for (int i = from; i < from + 4; i++) {
+            units = units << 16 | (i < length ? key.charAt(i) : 0);
+        }
+        return units;
+    }
+
+    /** How many first chars {@code key} shares with {@code other}, at most {@code limit}. */
+    static int commonPrefix(String key, String other, int limit) {
+        int n = Math.min(limit, Math.min(key.length(), other.length()));
+        int i = 0;
+        while (i < n && key.charAt(i) == other.charAt(i)) {
+            i++;
+        }
+        return i;
+    }
+
     /**
      * The aggregation of one batch of records of one shard. Not thread-safe; one per batch. Feed it
      * each event with {@link #add}, in the batch's order, then take the partials with
@@ -310,18 +404,19 @@ public final class TumblingWindows {
      * PartialAggregate#after restricted}); the first event of a (key, window) adds one entry to the
      * batch's table. Only a late or out-of-range event gets a verdict object of its own.
      */
-    /** Partials' order: window start, then key (one comparator, not a chain of key extractors). */
-    private static final Comparator<Group> BY_WINDOW_THEN_KEY =
-            (a, b) -> a.index != b.index ? Long.compare(a.index, b.index) : a.key.compareTo(b.key);
-
     public final class Batch {
 
-        private static final int INITIAL_CAPACITY = 64;
+        /** Room for 128 groups before growing: a Kinesis batch of 100 records does not grow it. */
+        private static final int INITIAL_CAPACITY = 256;
 
         /** Open addressing, linear probing; length a power of two, at most half full. */
         private Group[] table = new Group[INITIAL_CAPACITY];
 
         private int groups;
+        /** The first group's key, and how many first chars every group's key shares with it. */
+        private String firstKey;
+
+        private int common;
         private String shardId;
         private Instant now;
         private List<PartialAggregate> partials;
@@ -452,7 +547,7 @@ public final class TumblingWindows {
                     all[n++] = group;
                 }
             }
-            Arrays.sort(all, BY_WINDOW_THEN_KEY);
+            sortByWindowThenKey(all, common);
             List<PartialAggregate> result = new ArrayList<>(n);
             long lastIndex = 0;
             Instant start = null;
@@ -516,6 +611,15 @@ public final class TumblingWindows {
                 i = (i + 1) & mask;
             }
             Group created = new Group(key, index, hash, sequenceNumber);
+            // the key is at hand now: the common prefix so far, and the key's chars after it
+            if (firstKey == null) {
+                firstKey = key;
+                common = key.length();
+            } else {
+                common = commonPrefix(key, firstKey, common);
+            }
+            created.unitsFrom = common;
+            created.units = keyUnits(key, common);
             table[i] = created;
             if (++groups * 2 > table.length) {
                 grow();
@@ -554,6 +658,10 @@ public final class TumblingWindows {
         final String key;
         final long index;
         final int hash;
+        /** {@link #keyUnits} of the key from {@link #unitsFrom}, the batch's common prefix when made. */
+        long units;
+
+        int unitsFrom;
         long count;
         BigDecimal sum;
         BigDecimal min;
