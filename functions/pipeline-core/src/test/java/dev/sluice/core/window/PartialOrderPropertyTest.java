@@ -112,12 +112,7 @@ class PartialOrderPropertyTest {
             // windows 1, 300 (more than a few bits of rank), or 100,000 (beyond the packing) apart
             long[] spreads = {60, 60, 300 * 60, 100_000 * 60};
             long spread = spreads[random.nextInt(spreads.length)];
-            TumblingWindows windows = new TumblingWindows(
-                    "spend",
-                    Duration.ofMinutes(1),
-                    Duration.ofDays(1),
-                    EnumSet.of(AggregateFunction.COUNT),
-                    Clock.fixed(BASE, ZoneOffset.UTC));
+            TumblingWindows windows = counting();
             TumblingWindows.Batch batch = windows.startBatch();
             long sequence = 1_000;
             for (String key : keys) {
@@ -135,12 +130,7 @@ class PartialOrderPropertyTest {
 
     @Test
     void aBatchOfMoreGroupsThanThePackingHoldsIsSortedToo() {
-        TumblingWindows windows = new TumblingWindows(
-                "spend",
-                Duration.ofMinutes(1),
-                Duration.ofDays(1),
-                EnumSet.of(AggregateFunction.COUNT),
-                Clock.fixed(BASE, ZoneOffset.UTC));
+        TumblingWindows windows = counting();
         TumblingWindows.Batch batch = windows.startBatch();
         Random random = new Random(7);
         List<String> keys = new ArrayList<>();
@@ -154,5 +144,15 @@ class PartialOrderPropertyTest {
         List<PartialAggregate> expected = new ArrayList<>(partials);
         expected.sort(Comparator.comparing(PartialAggregate::windowStart).thenComparing(PartialAggregate::key));
         assertThat(partials).containsExactlyElementsOf(expected);
+    }
+
+    /** One-minute windows counting events, a day of allowed lateness, at a fixed clock. */
+    private static TumblingWindows counting() {
+        return new TumblingWindows(
+                "spend",
+                Duration.ofMinutes(1),
+                Duration.ofDays(1),
+                EnumSet.of(AggregateFunction.COUNT),
+                Clock.fixed(BASE, ZoneOffset.UTC));
     }
 }
