@@ -2,6 +2,7 @@ package dev.sluice.core.schema.fast;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,7 +50,9 @@ import java.util.Set;
  *
  * <p>Recorded: each path's value as the tree would hold it (string values as {@link LocatedTextNode}s, so that edits
  * can be spliced); objects on the way to a deeper path become sparse objects holding only the recorded members; a path
- * that meets anything but an object on its way records that value whole. Immutable and thread-safe.
+ * that meets anything but an object on its way records that value whole. Thread-safe: its only state is the member
+ * order each object shape had lately, a prediction that lets Jackson match names by their bytes, and a few strings
+ * each subschema accepted lately.
  */
 public final class TokenReader {
 
@@ -154,24 +157,49 @@ public final class TokenReader {
         }
     }
 
-    /** Reads an object's members up to its end; returns how many there were. */
+    /**
+     * Reads an object's members up to its end; returns how many there were. Members are matched
+     * against the order objects of this shape had lately ({@link Order}): while the record follows
+     * it, Jackson compares each name's bytes with the expected name and no lookup is made; at the
+     * first member out of that order, names are looked up as they come.
+     */
     private int object(JsonParser parser, Shape shape, Want want, ObjectNode into) throws IOException, NotSure {
         long seen = 0;
         int count = 0;
         List<String> undeclared = null;
+        Order order = shape.order;
+        boolean learning = shape.properties.length > 0 && (order == null || shape.misses > Order.RELEARN_AFTER_MISSES);
+        int[] learnt = learning ? new int[shape.properties.length] : null;
+        boolean predicting = order != null;
         JsonToken token;
-        while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+        while (true) {
+            int declared;
+            if (predicting && count < order.names.length && parser.nextFieldName(order.names[count])) {
+                declared = order.indices[count];
+            } else {
+                token = predicting && count < order.names.length ? parser.currentToken() : parser.nextToken();
+                if (predicting) {
+                    predicting = false;
+                    shape.misses++; // racy by design: a hint when to learn again
+                }
+                if (token != JsonToken.FIELD_NAME) {
+                    break;
+                }
+                Integer at = shape.index.get(parser.currentName());
+                declared = at == null ? -1 : at;
+            }
             String name = parser.currentName();
-            count++;
             Shape member;
-            Integer declared = shape.index.get(name);
-            if (declared != null) {
+            if (declared >= 0) {
                 long bit = 1L << declared;
                 if ((seen & bit) != 0) {
                     throw NotSure.INSTANCE; // a duplicate member
                 }
                 seen |= bit;
                 member = shape.properties[declared];
+                if (learnt != null) {
+                    learnt[count] = declared;
+                }
             } else {
                 if (shape.additional == null) {
                     throw NotSure.INSTANCE; // additionalProperties: false
@@ -183,7 +211,9 @@ public final class TokenReader {
                 }
                 undeclared.add(name);
                 member = shape.additional;
+                learnt = null; // an order is only learnt from declared members
             }
+            count++;
             value(parser, parser.nextToken(), member, want == null ? null : want.child(name), into, name);
         }
         if (token != JsonToken.END_OBJECT
@@ -191,6 +221,10 @@ public final class TokenReader {
                 || count < shape.minMembers
                 || count > shape.maxMembers) {
             throw NotSure.INSTANCE;
+        }
+        if (learnt != null && count > 0) {
+            shape.order = new Order(shape.names, Arrays.copyOf(learnt, count));
+            shape.misses = 0;
         }
         return count;
     }
@@ -326,6 +360,27 @@ public final class TokenReader {
     /** The keywords that make a subschema's objects and arrays be read as trees and tested whole. */
     private static final Set<String> WHOLE_VALUE_KEYWORDS = Set.of("allOf", "anyOf", "oneOf", "not", "const", "enum");
 
+    /**
+     * The order of an object's declared members as one object had them: producers write their
+     * members in a fixed order, so the next object of the shape most likely has it too. Immutable,
+     * replaced whole when objects keep leaving it; only a prediction, never a check.
+     */
+    private static final class Order {
+        /** After this many objects out of order, the next object read teaches the order again. */
+        static final int RELEARN_AFTER_MISSES = 32;
+
+        final SerializedString[] names;
+        final int[] indices;
+
+        Order(SerializedString[] byIndex, int[] indices) {
+            this.indices = indices;
+            this.names = new SerializedString[indices.length];
+            for (int i = 0; i < indices.length; i++) {
+                names[i] = byIndex[indices[i]];
+            }
+        }
+    }
+
     /** One subschema, as the token walk uses it. */
     private static final class Shape {
         /** The subschema's whole checker: every scalar, and opaque objects and arrays, are tested with it. */
@@ -336,6 +391,12 @@ public final class TokenReader {
         int types;
         /** Declared property → its index in {@link #properties}. */
         Map<String, Integer> index = Map.of();
+        /** Each declared property's name, by index, ready for Jackson's byte comparison. */
+        SerializedString[] names = new SerializedString[0];
+        /** The member order objects of this shape had lately; {@code null} until one was read. */
+        volatile Order order;
+        /** Objects that left {@link #order} since it was learnt (racy: a hint, not a count). */
+        int misses;
 
         Shape[] properties = new Shape[0];
         /** A bit per declared index that is required. */
@@ -457,6 +518,8 @@ public final class TokenReader {
         }
         shape.index = Map.copyOf(index);
         shape.properties = declared.toArray(new Shape[0]);
+        shape.names = new SerializedString[shape.properties.length];
+        index.forEach((name, at) -> shape.names[at] = new SerializedString(name));
         JsonNode additional = schema.get("additionalProperties");
         if (additional == null || (additional.isBoolean() && additional.booleanValue())) {
             shape.additional = ANY;
