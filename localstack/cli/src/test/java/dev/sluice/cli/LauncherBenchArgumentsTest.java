@@ -3,11 +3,8 @@ package dev.sluice.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +14,6 @@ import org.junit.jupiter.api.Test;
  * the command instead of building and running it.
  */
 class LauncherBenchArgumentsTest {
-
-    private static final Path ROOT = Path.of(System.getProperty("sluice.root", "../.."));
 
     @Test
     void profileRunsTheCoreBenchmarkWhereverTheNameStands() throws Exception {
@@ -48,15 +43,9 @@ class LauncherBenchArgumentsTest {
     record Run(int status, String firstLine) {}
 
     private static Run bench(String... args) throws IOException, InterruptedException {
-        List<String> command =
-                new ArrayList<>(List.of("bash", ROOT.resolve("sluice").toString(), "bench"));
+        List<String> command = new ArrayList<>(List.of("bench"));
         command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("SLUICE_BENCH_DRY_RUN", "1");
-        Process process = builder.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        String first = output.lines().findFirst().orElse("").strip();
-        return new Run(process.exitValue(), first);
+        LauncherProcess run = LauncherProcess.run("SLUICE_BENCH_DRY_RUN", command);
+        return new Run(run.status(), run.output().lines().findFirst().orElse("").strip());
     }
 }

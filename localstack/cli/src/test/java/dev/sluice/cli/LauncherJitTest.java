@@ -2,12 +2,7 @@ package dev.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +13,6 @@ import org.junit.jupiter.api.Test;
  */
 class LauncherJitTest {
 
-    private static final Path ROOT = Path.of(System.getProperty("sluice.root", "../.."));
     private static final String FIRST_TIER_ONLY = "-XX:TieredStopAtLevel=1";
 
     @Test
@@ -38,19 +32,13 @@ class LauncherJitTest {
         assertThat(launch("demo", "load")).contains(FIRST_TIER_ONLY);
     }
 
-    private static String launch(String... args) throws IOException, InterruptedException {
-        List<String> command =
-                new ArrayList<>(List.of("bash", ROOT.resolve("sluice").toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("SLUICE_DRY_RUN", "1");
-        Process process = builder.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
-        return output.lines()
+    private static String launch(String... args) throws Exception {
+        LauncherProcess run = LauncherProcess.run("SLUICE_DRY_RUN", List.of(args));
+        assertThat(run.status()).as(run.output()).isZero();
+        return run.output()
+                .lines()
                 .filter(line -> line.startsWith("java "))
                 .findFirst()
-                .orElse(output);
+                .orElse(run.output());
     }
 }
