@@ -12,7 +12,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -25,8 +25,15 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * endpoint overrides, read from the same variables the SDK itself reads ({@code AWS_REGION},
  * {@code AWS_ACCESS_KEY_ID}, {@code AWS_ENDPOINT_URL_DYNAMODB}, ...). One HTTP client is shared.
  * Every client retries in the SDK's standard mode: throttling, 5xx and I/O errors get up to three
- * attempts with exponential backoff and jitter. The JDK keeps up to {@link #KEEP_ALIVE_CONNECTIONS}
- * idle connections per host (not its default 5), enough for the sinks' concurrent writes.
+ * attempts with exponential backoff and jitter.
+ *
+ * <p>The HTTP client is the SDK's Apache 5 client ({@code apache5-client}), with a pool of up to
+ * {@link #MAX_CONNECTIONS} kept-alive connections. Not the JDK's URL connection: every call of
+ * DynamoDB, Kinesis, SQS and Secrets Manager is a POST of known length, and before each one it sends
+ * on a kept-alive connection, the JDK checks that the connection is still open by reading it with a
+ * one-millisecond timeout. That is a millisecond of every call's latency, and an exception thrown
+ * and caught, on every item a sink writes (load-tests/README.md, "Which HTTP client the functions
+ * use").
  */
 public final class AwsClients implements AutoCloseable {
 
@@ -36,30 +43,25 @@ public final class AwsClients implements AutoCloseable {
     private final AwsCredentialsProvider credentials;
 
     /**
-     * Idle connections per host the JDK's HTTP client keeps for reuse ({@code http.maxConnections};
-     * the JDK's default is 5). The table sink writes a batch's items on 8 threads and the other sinks
-     * write meanwhile: with 5, every batch closed the connections beyond the fifth when it ended and
-     * the next batch opened them again, a TLS handshake each in AWS.
+     * Connections the shared client keeps open, across hosts. The table sink writes a batch's items on
+     * 8 threads while the lake and the dead-letter queue write too: with fewer kept connections than
+     * concurrent calls, every batch would close the extra ones when it ended and open them again, a
+     * TLS handshake each in AWS.
      */
-    static final int KEEP_ALIVE_CONNECTIONS = 32;
+    static final int MAX_CONNECTIONS = 32;
 
     public AwsClients(Map<String, String> environment) {
-        keepConnectionsAlive(System.getProperties());
         this.environment = Map.copyOf(environment);
-        this.http = UrlConnectionHttpClient.builder().build();
+        this.http = httpClient();
         this.region = Region.of(Optional.ofNullable(environment.get("AWS_REGION"))
                 .or(() -> Optional.ofNullable(environment.get("AWS_DEFAULT_REGION")))
                 .orElseThrow(() -> new ConfigurationException("AWS_REGION is not set")));
         this.credentials = credentials(environment);
     }
 
-    /**
-     * Sets {@code http.maxConnections} to {@link #KEEP_ALIVE_CONNECTIONS} unless it is set already (a
-     * JVM option wins). The JDK reads it at the first HTTP connection of the JVM: in Lambda that is
-     * after the handler has built its clients.
-     */
-    static void keepConnectionsAlive(java.util.Properties properties) {
-        properties.putIfAbsent("http.maxConnections", Integer.toString(KEEP_ALIVE_CONNECTIONS));
+    /** The HTTP client every SDK client of these shares (see the class comment). */
+    static SdkHttpClient httpClient() {
+        return Apache5HttpClient.builder().maxConnections(MAX_CONNECTIONS).build();
     }
 
     public DynamoDbClient dynamoDb() {

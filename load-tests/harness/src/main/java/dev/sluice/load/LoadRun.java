@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
@@ -348,7 +348,7 @@ public final class LoadRun {
         List<LedgerEntry> ledger = new ArrayList<>();
         long startMillis = System.currentTimeMillis();
         try (KinesisClient kinesis = KinesisClient.builder()
-                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .httpClientBuilder(Apache5HttpClient.builder())
                         .build();
                 SdkCallCounter.Installation counting = SdkCallCounter.install(counts)) {
             Production production = produce(kinesis, stream, generator, ledger, () -> 0);

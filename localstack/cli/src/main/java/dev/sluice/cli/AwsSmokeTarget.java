@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
@@ -80,11 +80,11 @@ final class AwsSmokeTarget implements SmokeTarget {
                 definition,
                 CloudFormationClient.builder()
                         .region(region)
-                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .httpClientBuilder(Apache5HttpClient.builder())
                         .build(),
                 StsClient.builder()
                         .region(region)
-                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .httpClientBuilder(Apache5HttpClient.builder())
                         .build(),
                 region);
     }
@@ -195,7 +195,7 @@ final class AwsSmokeTarget implements SmokeTarget {
         return track(KinesisClient.builder()
                 .region(region)
                 .credentialsProvider(credentials(persona))
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .build());
     }
 
@@ -204,7 +204,7 @@ final class AwsSmokeTarget implements SmokeTarget {
         return track(S3Client.builder()
                 .region(region)
                 .credentialsProvider(credentials(persona))
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .build());
     }
 
@@ -213,7 +213,7 @@ final class AwsSmokeTarget implements SmokeTarget {
         return track(DynamoDbClient.builder()
                 .region(region)
                 .credentialsProvider(credentials(persona))
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .build());
     }
 
@@ -222,7 +222,7 @@ final class AwsSmokeTarget implements SmokeTarget {
         return track(SqsClient.builder()
                 .region(region)
                 .credentialsProvider(credentials(persona))
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .build());
     }
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.sts.StsClient;
@@ -152,13 +152,13 @@ class AwsSmokeTargetTest {
                         .region(REGION)
                         .credentialsProvider(caller)
                         .endpointOverride(endpoint)
-                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .httpClientBuilder(Apache5HttpClient.builder())
                         .build(),
                 StsClient.builder()
                         .region(REGION)
                         .credentialsProvider(caller)
                         .endpointOverride(endpoint)
-                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .httpClientBuilder(Apache5HttpClient.builder())
                         .build(),
                 REGION);
     }

@@ -33,7 +33,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -180,10 +180,6 @@ public final class LocalAws implements AutoCloseable {
      */
     public static LocalAws start(LocalAwsOptions options) {
         long started = System.nanoTime();
-        // the functions run in this JVM and share the JDK's one keep-alive cache (read at the JVM's
-        // first HTTP connection, which is about to happen): keep as many idle connections per host
-        // as each function's own JVM does in Lambda (dev.sluice.aws.AwsClients), not the JDK's 5
-        System.getProperties().putIfAbsent("http.maxConnections", "32");
         Path localstack = LocalstackDirectory.requireInstalled(
                 options.localstackDirectory().orElseGet(LocalstackDirectory::locate));
         Path logs = options.logDirectory()
@@ -611,8 +607,8 @@ public final class LocalAws implements AutoCloseable {
 
     // ---- clients --------------------------------------------------------------------------
 
-    private UrlConnectionHttpClient.Builder httpClient() {
-        return UrlConnectionHttpClient.builder()
+    private Apache5HttpClient.Builder httpClient() {
+        return Apache5HttpClient.builder()
                 .connectionTimeout(Duration.ofSeconds(2))
                 .socketTimeout(Duration.ofSeconds(30));
     }
