@@ -12,10 +12,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -208,7 +205,7 @@ public final class AccessGate implements AutoCloseable {
                     "AWS4-HMAC-SHA256 Credential=" + adminKeyId + "/" + date.substring(0, 8) + "/" + region
                             + "/kinesis/aws4_request, SignedHeaders=host;x-amz-date, Signature=0");
             try {
-                HttpResponse<byte[]> response =
+                Answer response =
                         send(new GateRequest("POST", "/", null, headers, RequestMapper.JSON.writeValueAsBytes(body)));
                 if (response == null || response.statusCode() != 200) {
                     return new dev.sluice.emulators.limits.ShardMap(open);
@@ -299,10 +296,10 @@ public final class AccessGate implements AutoCloseable {
      * Forwards a request unchanged and replies with the emulator's answer, which it returns (null
      * when the emulator is not started).
      */
-    HttpResponse<byte[]> forward(HttpExchange exchange, GateRequest request, ServiceCall call) throws IOException {
+    Answer forward(HttpExchange exchange, GateRequest request, ServiceCall call) throws IOException {
         Map<String, java.util.List<String>> headers = new LinkedHashMap<>();
         exchange.getRequestHeaders().forEach(headers::put);
-        HttpResponse<byte[]> response = send(request, headers);
+        Answer response = send(request, headers);
         if (response != null && service == AwsService.KINESIS && response.statusCode() == 200) {
             rememberIterators(call, request, response.body());
         }
@@ -314,8 +311,8 @@ public final class AccessGate implements AutoCloseable {
      * Sends a request to the emulator and returns its answer without replying (the iterators it hands
      * out remembered, as {@link #forward} does); null when the emulator is not started.
      */
-    HttpResponse<byte[]> exchange(GateRequest request, ServiceCall call) throws IOException {
-        HttpResponse<byte[]> response = send(request);
+    Answer exchange(GateRequest request, ServiceCall call) throws IOException {
+        Answer response = send(request);
         if (response != null && service == AwsService.KINESIS && response.statusCode() == 200) {
             rememberIterators(call, request, response.body());
         }
@@ -323,14 +320,13 @@ public final class AccessGate implements AutoCloseable {
     }
 
     /** Sends a request (its headers) to the emulator; null when the emulator is not started. */
-    HttpResponse<byte[]> send(GateRequest request) throws IOException {
+    Answer send(GateRequest request) throws IOException {
         Map<String, java.util.List<String>> headers = new LinkedHashMap<>();
         request.headers().forEach((name, value) -> headers.put(name, java.util.List.of(value)));
         return send(request, headers);
     }
 
-    private HttpResponse<byte[]> send(GateRequest request, Map<String, java.util.List<String>> headers)
-            throws IOException {
+    private Answer send(GateRequest request, Map<String, java.util.List<String>> headers) throws IOException {
         int port = backendPort;
         if (port < 0) {
             return null;
@@ -359,7 +355,7 @@ public final class AccessGate implements AutoCloseable {
             }
             HttpEntity entity = answer.getEntity();
             byte[] body = entity == null ? new byte[0] : EntityUtils.toByteArray(entity);
-            return new Forwarded(answer.getCode(), HttpHeaders.of(answerHeaders, (name, value) -> true), body);
+            return new Answer(answer.getCode(), HttpHeaders.of(answerHeaders, (name, value) -> true), body);
         });
     }
 
@@ -397,37 +393,14 @@ public final class AccessGate implements AutoCloseable {
                 .build();
     }
 
-    /** The emulator's answer to a forwarded request. */
-    private record Forwarded(int statusCode, HttpHeaders headers, byte[] body) implements HttpResponse<byte[]> {
-
-        @Override
-        public HttpRequest request() {
-            throw new UnsupportedOperationException("a forwarded answer keeps no request");
-        }
-
-        @Override
-        public java.util.Optional<HttpResponse<byte[]>> previousResponse() {
-            return java.util.Optional.empty();
-        }
-
-        @Override
-        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
-            return java.util.Optional.empty();
-        }
-
-        @Override
-        public URI uri() {
-            throw new UnsupportedOperationException("a forwarded answer keeps no URI");
-        }
-
-        @Override
-        public HttpClient.Version version() {
-            return HttpClient.Version.HTTP_1_1;
-        }
-    }
+    /**
+     * The emulator's answer to a forwarded request: its status, headers (names as sent, looked up
+     * without regard to case) and whole body (empty, never null, when it sent none).
+     */
+    record Answer(int statusCode, HttpHeaders headers, byte[] body) {}
 
     /** Replies with the emulator's answer (503 when there was none: the emulator is not started). */
-    void reply(HttpExchange exchange, GateRequest request, HttpResponse<byte[]> response) throws IOException {
+    void reply(HttpExchange exchange, GateRequest request, Answer response) throws IOException {
         if (response == null) {
             send(exchange, 503, "text/plain", "the emulator is not started".getBytes(StandardCharsets.UTF_8), Map.of());
             return;

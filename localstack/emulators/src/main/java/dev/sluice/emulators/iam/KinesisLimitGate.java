@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.sluice.emulators.limits.KinesisLimits;
 import java.io.IOException;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -67,7 +66,7 @@ final class KinesisLimitGate {
             case "PutRecord" -> putRecord(exchange, request, call, gate);
             case "GetRecords" -> getRecords(exchange, request, call, gate);
             case "GetShardIterator" -> {
-                HttpResponse<byte[]> response = gate.forward(exchange, request, call);
+                AccessGate.Answer response = gate.forward(exchange, request, call);
                 JsonNode body = RequestMapper.body(request);
                 if (response != null && response.statusCode() == 200) {
                     String iterator = read(response).path("ShardIterator").asText(null);
@@ -80,7 +79,7 @@ final class KinesisLimitGate {
                 }
             }
             default -> {
-                HttpResponse<byte[]> response = gate.forward(exchange, request, call);
+                AccessGate.Answer response = gate.forward(exchange, request, call);
                 if (RESHAPING.contains(operation) && response != null) {
                     String stream = streamName(RequestMapper.body(request));
                     if (stream != null) {
@@ -174,7 +173,7 @@ final class KinesisLimitGate {
                     request.rawQuery(),
                     request.headers(),
                     mapper.writeValueAsBytes(trimmed));
-            HttpResponse<byte[]> response = gate.send(forwarded);
+            AccessGate.Answer response = gate.send(forwarded);
             if (response == null || response.statusCode() != 200) {
                 gate.reply(exchange, request, response); // the emulator's own refusal, as it gave it
                 return;
@@ -218,7 +217,7 @@ final class KinesisLimitGate {
             return;
         }
         // like Kinesis, one call returns at most 10,000 records (the default Limit) ...
-        HttpResponse<byte[]> response = gate.exchange(
+        AccessGate.Answer response = gate.exchange(
                 body.has("Limit") ? request : withLimit(request, body, KinesisLimits.GET_RECORDS_RECORDS), call);
         if (response != null && response.statusCode() == 200) {
             JsonNode answer = read(response);
@@ -274,7 +273,7 @@ final class KinesisLimitGate {
         return contentType != null && contentType.contains("cbor");
     }
 
-    private static JsonNode read(HttpResponse<byte[]> response) throws IOException {
+    private static JsonNode read(AccessGate.Answer response) throws IOException {
         String type = response.headers().firstValue("content-type").orElse("");
         ObjectMapper mapper = cbor(type) ? RequestMapper.CBOR : RequestMapper.JSON;
         JsonNode tree = mapper.readTree(response.body());
