@@ -374,6 +374,8 @@ public final class LoadRun {
     private static final class Production {
         List<LatencyAccounting.Sent> sent = new ArrayList<>();
         double seconds;
+        /** Events the pacer scheduled but skipped because the producer fell too far behind. */
+        long skipped;
     }
 
     /** The steady-rate producer loop, shared by both targets. */
@@ -407,7 +409,7 @@ public final class LoadRun {
                 250,
                 TimeUnit.MILLISECONDS);
         try {
-            new Pacer(settings.rate(), settings.duration(), f -> rateMultiplier(settings.day(), f))
+            long scheduled = new Pacer(settings.rate(), settings.duration(), f -> rateMultiplier(settings.day(), f))
                     .run(
                             (n, now) -> {
                                 List<GeneratedEvent> batch = new ArrayList<>(n);
@@ -428,6 +430,7 @@ public final class LoadRun {
                             },
                             () -> false);
             production.seconds = (System.nanoTime() - start) / 1e9;
+            production.skipped = scheduled - acked.get();
         } finally {
             ticker.shutdownNow();
             progress.update(
@@ -438,6 +441,15 @@ public final class LoadRun {
                     records.get(),
                     done.getAsLong());
             progress.finish();
+        }
+        if (production.skipped > 0) {
+            err.printf(
+                    java.util.Locale.ROOT,
+                    "producer: %,d of the %,d events due were not sent: a put kept the producer more than %,d"
+                            + " events behind, and the pacer skips what is beyond that rather than burst%n",
+                    production.skipped,
+                    production.skipped + acked.get(),
+                    Pacer.MAX_PER_TICK);
         }
         return production;
     }
