@@ -374,8 +374,6 @@ public final class LoadRun {
     private static final class Production {
         List<LatencyAccounting.Sent> sent = new ArrayList<>();
         double seconds;
-        /** Events the pacer scheduled but skipped because the producer fell too far behind. */
-        long skipped;
     }
 
     /** The steady-rate producer loop, shared by both targets. */
@@ -408,6 +406,7 @@ public final class LoadRun {
                 250,
                 250,
                 TimeUnit.MILLISECONDS);
+        long skipped = 0; // due events the pacer skipped because the producer fell too far behind
         try {
             long scheduled = new Pacer(settings.rate(), settings.duration(), f -> rateMultiplier(settings.day(), f))
                     .run(
@@ -430,7 +429,7 @@ public final class LoadRun {
                             },
                             () -> false);
             production.seconds = (System.nanoTime() - start) / 1e9;
-            production.skipped = scheduled - acked.get();
+            skipped = scheduled - acked.get();
         } finally {
             ticker.shutdownNow();
             progress.update(
@@ -442,13 +441,13 @@ public final class LoadRun {
                     done.getAsLong());
             progress.finish();
         }
-        if (production.skipped > 0) {
+        if (skipped > 0) {
             err.printf(
                     java.util.Locale.ROOT,
                     "producer: %,d of the %,d events due were not sent: a put kept the producer more than %,d"
                             + " events behind, and the pacer skips what is beyond that rather than burst%n",
-                    production.skipped,
-                    production.skipped + acked.get(),
+                    skipped,
+                    skipped + acked.get(),
                     Pacer.MAX_PER_TICK);
         }
         return production;
