@@ -519,7 +519,8 @@ public final class Provisioner {
             String secret = resource.name().orElse(resource.logicalId());
             String name = resource.property("Name").isTextual()
                     ? resource.property("Name").asText()
-                    : physical(base(resource));
+                    // CloudFormation names an unnamed secret per stack: two stacks never share one
+                    : physical(template.stackName() + "-" + base(resource));
             String arn = "arn:aws:secretsmanager:" + region + ":" + account + ":secret:" + name;
             locals.put(resource.logicalId(), local(resource, name, arn, Map.of("Id", arn)));
             secrets.put(secret, arn);

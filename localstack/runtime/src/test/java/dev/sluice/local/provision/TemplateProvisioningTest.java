@@ -163,7 +163,8 @@ class TemplateProvisioningTest {
                         resources.queueUrls().get("payments-dlq"))
                 .containsEntry(
                         EnvironmentNames.secretId("tokenization-key"),
-                        "arn:aws:secretsmanager:us-east-1:000000000000:secret:" + NAMES.name("tokenization-key"));
+                        "arn:aws:secretsmanager:us-east-1:000000000000:secret:"
+                                + NAMES.name(resources.stackName() + "-tokenization-key"));
         assertThat(resources.secrets()).containsOnlyKeys("tokenization-key");
         assertThat(env.values()).noneMatch(v -> v.contains("Fn::") || v.contains("\"Ref\""));
     }
