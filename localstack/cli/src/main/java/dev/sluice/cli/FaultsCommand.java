@@ -178,6 +178,7 @@ final class FaultsCommand implements Command {
                     clusterRow.dipPercent().ifPresent(d -> dips.put(scenario, d));
                     printOutcome(clusterRow.row());
                     clusterRow.scale().ifPresent(this::printScale);
+                    clusterRow.lateWrites().ifPresent(this::printLateWrites);
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
@@ -236,6 +237,20 @@ final class FaultsCommand implements Command {
                         row.scenario(),
                         row.seconds());
         row.problems().forEach(p -> context.out().println("       ! " + p));
+    }
+
+    /** The zombie's held requests, delivered after the new owner's checkpoint, under its outcome. */
+    private void printLateWrites(KclClusterFaults.LateWrites w) {
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "       late writes: %d requests held, %d writes landed after the new owner's checkpoint,"
+                                + " %d refused by their condition, %d applied (%s)%n",
+                        w.held(),
+                        w.writes(),
+                        w.refused(),
+                        w.applied(),
+                        new java.util.TreeMap<>(w.outcomes()));
     }
 
     /** A scale scenario's load and figures, under its outcome. */

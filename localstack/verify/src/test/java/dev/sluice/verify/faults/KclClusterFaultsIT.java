@@ -25,8 +25,13 @@ class KclClusterFaultsIT {
 
         assertPassed(result);
         assertThat(result.takeoverSeconds()).as("takeover measured").isPresent();
+        KclClusterFaults.LateWrites late = result.lateWrites().orElseThrow();
+        assertThat(late.writes()).as("late writes landed").isPositive();
+        assertThat(late.applied()).as("late writes that took effect").isZero();
+        assertThat(late.refused()).isEqualTo(late.writes());
         System.out.printf(
-                "kcl-zombie: takeover %.1f s%n", result.takeoverSeconds().get());
+                "kcl-zombie: takeover %.1f s, %d requests held, %d late writes refused (%s)%n",
+                result.takeoverSeconds().get(), late.held(), late.refused(), late.outcomes());
     }
 
     @Test
