@@ -266,13 +266,15 @@ final class FaultsCommand implements Command {
                                 .map(d -> String.format(
                                         Locale.ROOT,
                                         "processed %.1f/s before the change (lowest %d-s window %.1f/s), lowest"
-                                                + " window after it %.1f/s (%d windows): dip %.0f %%",
+                                                + " window after it %.1f/s (%d windows): dip %.0f %%; per window after"
+                                                + " it: %s /s",
                                         d.beforePerSecond(),
                                         dev.sluice.verify.faults.ThroughputDip.WINDOW.toSeconds(),
                                         d.beforeLowestPerSecond(),
                                         d.lowestPerSecond(),
                                         d.windows(),
-                                        d.percent()))
+                                        d.percent(),
+                                        d.afterWindows()))
                                 .orElse("no dip measured"));
     }
 

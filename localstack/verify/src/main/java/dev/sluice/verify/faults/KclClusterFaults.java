@@ -618,6 +618,12 @@ public final class KclClusterFaults {
         Optional<ThroughputDip> dip =
                 ThroughputDip.measure(run.metrics(), steadyFrom, change, stopped, ThroughputDip.WINDOW);
         ScaleFigures figures = new ScaleFigures(load.rate(), load.achievedPerSecond(), handoffSeconds, dip);
+        // a user scaling under load expects throughput to go on: a window in which no worker finished
+        // a batch while the producer ran is a stop, whatever the rate before
+        dip.filter(d -> d.stoppedWindows() > 0)
+                .ifPresent(d -> problems.add("processing stopped: " + d.stoppedWindows() + " of " + d.windows() + " "
+                        + ThroughputDip.WINDOW.toSeconds() + "-s windows after the change at 0 records (per second: "
+                        + d.afterWindows() + ")"));
         dip.filter(d -> d.beforePerSecond() < 0.8 * load.achievedPerSecond())
                 .ifPresent(d -> LOG.warn(
                         "{}: the workers processed {} events/s before the change while {} were put: the rate is"
@@ -627,7 +633,7 @@ public final class KclClusterFaults {
                         String.format(java.util.Locale.ROOT, "%.1f", load.achievedPerSecond())));
         LOG.info(
                 "{}: {} events/s asked, {} put; hand-off {} s; processed {} events/s before the change"
-                        + " (lowest window {}), lowest window after it {} over {} windows: dip {} %",
+                        + " (lowest window {}), lowest window after it {} over {} windows: dip {} %; windows after: {}",
                 scenario,
                 String.format(java.util.Locale.ROOT, "%.0f", figures.rate()),
                 String.format(java.util.Locale.ROOT, "%.1f", figures.producedPerSecond()),
@@ -640,7 +646,8 @@ public final class KclClusterFaults {
                         .orElse("n/a"),
                 dip.map(ThroughputDip::windows).orElse(0),
                 dip.map(d -> String.format(java.util.Locale.ROOT, "%.0f", d.percent()))
-                        .orElse("n/a"));
+                        .orElse("n/a"),
+                dip.map(ThroughputDip::afterWindows).orElse("n/a"));
         return new UnderLoad(fired, handoff, killed, Optional.of(figures));
     }
 

@@ -95,7 +95,8 @@ class KclClusterFaultsIT {
         System.out.printf(
                 java.util.Locale.ROOT,
                 "%s: %d events, %.0f/s asked, %.1f/s put, hand-off %.1f s, takeover %s, processed %.1f/s before"
-                        + " (lowest window %.1f/s), lowest after %.1f/s over %d windows, dip %.0f %%%n",
+                        + " (lowest window %.1f/s), lowest after %.1f/s over %d windows, dip %.0f %%, per window"
+                        + " after: %s%n",
                 result.row().scenario(),
                 result.row().events(),
                 f.rate(),
@@ -108,7 +109,8 @@ class KclClusterFaultsIT {
                 d.beforeLowestPerSecond(),
                 d.lowestPerSecond(),
                 d.windows(),
-                d.percent());
+                d.percent(),
+                d.afterWindows());
     }
 
     private static void assertPassed(KclClusterFaults.ClusterRow result) {
