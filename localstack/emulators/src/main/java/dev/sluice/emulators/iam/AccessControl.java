@@ -199,6 +199,7 @@ public final class AccessControl {
         private final AtomicLong held = new AtomicLong();
         private final AtomicLong waiting = new AtomicLong();
         private final List<Landed> landed = new CopyOnWriteArrayList<>();
+        private final List<String> operations = new CopyOnWriteArrayList<>();
         private volatile java.time.Instant releasedAt;
 
         private Held(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration max) {
@@ -213,6 +214,7 @@ public final class AccessControl {
          * @return whether it was released in time (else the gate drops it unanswered)
          */
         public boolean await(ServiceCall call) {
+            operations.add(call.operation());
             held.incrementAndGet();
             waiting.incrementAndGet();
             try {
@@ -233,6 +235,11 @@ public final class AccessControl {
         /** Requests held so far (released or not). */
         public long held() {
             return held.get();
+        }
+
+        /** The operation of each request held so far, in the order they came. */
+        public List<String> operations() {
+            return List.copyOf(operations);
         }
 
         /** Requests being held right now. */

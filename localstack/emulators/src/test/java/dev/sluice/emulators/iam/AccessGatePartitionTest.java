@@ -181,6 +181,7 @@ class AccessGatePartitionTest {
         assertThat(late.get(10, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(DynamoDbException.class);
         assertThat(authorized).containsExactly(OTHER_KEY + " GetItem", CUT_KEY + " GetItem");
         assertThat(hold.held()).isEqualTo(1);
+        assertThat(hold.operations()).containsExactly("GetItem");
         assertThat(hold.landed()).singleElement().satisfies(landed -> {
             assertThat(landed.operation()).isEqualTo("GetItem");
             // no emulator behind this gate: it answered nothing (the gate's own 503 is not recorded)

@@ -102,7 +102,7 @@ public final class KclClusterFaults {
      */
     public record LateWrites(long held, long writes, long refused, long applied, Map<String, Long> outcomes) {
 
-        private static final Set<String> WRITES = Set.of("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
+        static final Set<String> WRITES = Set.of("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
 
         static LateWrites of(AccessControl.Held held) {
             List<AccessControl.Landed> landed = held.landed();
@@ -293,7 +293,8 @@ public final class KclClusterFaults {
                         run.produce((events - half) / 2, BAD_EVERY);
                         await(
                                 "a sink write of " + victim.workerId() + " held in the network",
-                                () -> late.waiting() > 0);
+                                () -> late.waiting() > 0
+                                        && late.operations().stream().anyMatch(LateWrites.WRITES::contains));
                         // 2. mid-batch, it loses its lease table too (black-holed): its renewals and
                         // checkpoints get no answer, its leases expire; another worker takes its shards
                         // and processes past everything produced so far, the zombie's batch included
