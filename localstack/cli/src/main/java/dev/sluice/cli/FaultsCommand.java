@@ -178,6 +178,7 @@ final class FaultsCommand implements Command {
                     clusterRow.dipPercent().ifPresent(d -> dips.put(scenario, d));
                     printOutcome(clusterRow.row());
                     clusterRow.scale().ifPresent(this::printScale);
+                    clusterRow.lateWrites().ifPresent(this::printLateWrites);
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
@@ -238,6 +239,20 @@ final class FaultsCommand implements Command {
         row.problems().forEach(p -> context.out().println("       ! " + p));
     }
 
+    /** The zombie's held requests, delivered after the new owner's checkpoint, under its outcome. */
+    private void printLateWrites(KclClusterFaults.LateWrites w) {
+        context.out()
+                .printf(
+                        Locale.ROOT,
+                        "       late writes: %d requests held, %d writes landed after the new owner's checkpoint,"
+                                + " %d refused by their condition, %d applied (%s)%n",
+                        w.held(),
+                        w.writes(),
+                        w.refused(),
+                        w.applied(),
+                        new java.util.TreeMap<>(w.outcomes()));
+    }
+
     /** A scale scenario's load and figures, under its outcome. */
     private void printScale(KclClusterFaults.ScaleFigures f) {
         context.out()
@@ -251,13 +266,15 @@ final class FaultsCommand implements Command {
                                 .map(d -> String.format(
                                         Locale.ROOT,
                                         "processed %.1f/s before the change (lowest %d-s window %.1f/s), lowest"
-                                                + " window after it %.1f/s (%d windows): dip %.0f %%",
+                                                + " window after it %.1f/s (%d windows): dip %.0f %%; per window after"
+                                                + " it: %s /s",
                                         d.beforePerSecond(),
                                         dev.sluice.verify.faults.ThroughputDip.WINDOW.toSeconds(),
                                         d.beforeLowestPerSecond(),
                                         d.lowestPerSecond(),
                                         d.windows(),
-                                        d.percent()))
+                                        d.percent(),
+                                        d.afterWindows()))
                                 .orElse("no dip measured"));
     }
 

@@ -87,6 +87,16 @@ public interface KclSettings {
     @WithDefault("10s")
     Duration parentShardPollInterval();
 
+    /**
+     * How often the scheduler moves each shard's consumer to its next state (a new lease: wait for
+     * parents, initialise, process; a handed-over one: final checkpoint, release) and checks its
+     * health (KCL's {@code shardConsumerDispatchPollIntervalMillis}, default 1 s). A lease changing
+     * hands passes through several states, each a tick on the old and on the new owner.
+     */
+    @WithName("dispatch-poll-interval")
+    @WithDefault("1s")
+    Duration dispatchPollInterval();
+
     /** How often the leader checks the lease table for missing shards (KCL's default 2 min). */
     @WithName("shard-sync-interval")
     @WithDefault("120s")

@@ -172,6 +172,8 @@ public class KclWorker {
                 configs.coordinatorConfig()
                         .parentShardPollIntervalMillis(
                                 settings.parentShardPollInterval().toMillis())
+                        .shardConsumerDispatchPollIntervalMillis(
+                                settings.dispatchPollInterval().toMillis())
                         .workerStateChangeListener(new Listener()),
                 leases,
                 configs.lifecycleConfig(),

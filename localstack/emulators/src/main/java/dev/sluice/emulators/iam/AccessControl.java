@@ -27,6 +27,7 @@ public final class AccessControl {
     private final List<Decision> recent = new ArrayList<>();
     private final List<Consumer<Decision>> listeners = new CopyOnWriteArrayList<>();
     private final List<Cut> cuts = new CopyOnWriteArrayList<>();
+    private final List<Held> holds = new CopyOnWriteArrayList<>();
 
     /**
      * A partition: one access key's calls that the gates black-hole while it lasts (each held at most
@@ -142,6 +143,137 @@ public final class AccessControl {
             }
         }
         return false;
+    }
+
+    /**
+     * Delays one access key's calls that {@code calls} selects, as a network that holds packets and
+     * delivers them late: the gates keep each such request, unanswered and not yet sent on, until
+     * {@link Held#release()} (or {@code max} passes, and then it is dropped unanswered as a
+     * partition drops it); released, it goes on to the authorizer and the emulator as if it had just
+     * arrived, and its answer is recorded ({@link Held#landed()}) and sent to the caller if the caller
+     * still waits. Unlike a {@link #cut}, nothing is lost: a request the caller gave up on (its own
+     * time-out) and sent again lands twice, as it would in AWS. A cut of the same call wins over a
+     * hold.
+     */
+    public Held hold(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration max) {
+        Held held = new Held(
+                Objects.requireNonNull(accessKeyId, "accessKeyId"),
+                Objects.requireNonNull(calls, "calls"),
+                Objects.requireNonNull(max, "max"));
+        holds.add(held);
+        return held;
+    }
+
+    /** The hold that delays a call by this key right now, if one does; else null. */
+    public Held heldBy(String accessKeyId, ServiceCall call) {
+        for (Held held : holds) {
+            if (!held.released() && held.accessKeyId.equals(accessKeyId) && held.calls.test(call)) {
+                return held;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A held request that was let through: what it asked and what the emulator answered.
+     *
+     * @param status the emulator's HTTP status, or 0 when it did not answer (not started, or the
+     *     request failed on the way)
+     * @param errorCode the error code of a refusal ({@code ConditionalCheckFailedException}), or null
+     */
+    public record Landed(
+            String operation, List<AccessRequest> requests, int status, String errorCode, java.time.Instant at) {
+
+        /** Whether the service applied it: answered 2xx. */
+        public boolean applied() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    /** A hold ({@link #hold}): the requests it keeps, until released, and what became of them. */
+    public final class Held implements AutoCloseable {
+        private final String accessKeyId;
+        private final Predicate<ServiceCall> calls;
+        private final java.time.Duration max;
+        private final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        private final AtomicLong held = new AtomicLong();
+        private final AtomicLong waiting = new AtomicLong();
+        private final List<Landed> landed = new CopyOnWriteArrayList<>();
+        private final List<String> operations = new CopyOnWriteArrayList<>();
+        private volatile java.time.Instant releasedAt;
+
+        private Held(String accessKeyId, Predicate<ServiceCall> calls, java.time.Duration max) {
+            this.accessKeyId = accessKeyId;
+            this.calls = calls;
+            this.max = max;
+        }
+
+        /**
+         * Keeps a request until the hold is released (the gate's request thread waits here).
+         *
+         * @return whether it was released in time (else the gate drops it unanswered)
+         */
+        public boolean await(ServiceCall call) {
+            operations.add(call.operation());
+            held.incrementAndGet();
+            waiting.incrementAndGet();
+            try {
+                return release.await(max.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } finally {
+                waiting.decrementAndGet();
+            }
+        }
+
+        /** Records what the emulator answered a released request. */
+        public void landed(ServiceCall call, int status, String errorCode) {
+            landed.add(new Landed(call.operation(), call.requests(), status, errorCode, java.time.Instant.now()));
+        }
+
+        /** Requests held so far (released or not). */
+        public long held() {
+            return held.get();
+        }
+
+        /** The operation of each request held so far, in the order they came. */
+        public List<String> operations() {
+            return List.copyOf(operations);
+        }
+
+        /** Requests being held right now. */
+        public long waiting() {
+            return waiting.get();
+        }
+
+        /** The released requests that reached the emulator, with its answers, in the order they landed. */
+        public List<Landed> landed() {
+            return List.copyOf(landed);
+        }
+
+        public boolean released() {
+            return releasedAt != null;
+        }
+
+        /** When it was released, or null. */
+        public java.time.Instant releasedAt() {
+            return releasedAt;
+        }
+
+        /** Lets every held request through, and later ones pass without waiting. */
+        public synchronized void release() {
+            if (releasedAt == null) {
+                releasedAt = java.time.Instant.now();
+                holds.remove(this);
+                release.countDown();
+            }
+        }
+
+        @Override
+        public void close() {
+            release();
+        }
     }
 
     /** Authorizes one call, counting and logging a denial (one line: principal, action, resource, reason). */

@@ -263,6 +263,11 @@ public final class AccessGate implements AutoCloseable {
                 }
                 throw new IOException("partitioned: " + service + " " + call.operation() + " dropped unanswered");
             }
+            AccessControl.Held held = control.heldBy(request.accessKeyId(), call);
+            if (held != null && !held.await(call)) {
+                throw new IOException(
+                        "held: " + service + " " + call.operation() + " dropped unanswered (never released)");
+            }
             delay(call);
             Decision decision = control.authorize(request.accessKeyId(), call);
             KinesisLimitGate kinesisLimits = this.limits;
@@ -271,9 +276,14 @@ public final class AccessGate implements AutoCloseable {
                 kinesisLimits.handle(exchange, request, call, this);
             } else if (decision instanceof Decision.Allowed && sqsLimitGate != null) {
                 sqsLimitGate.handle(exchange, request, call, this);
+            } else if (decision instanceof Decision.Allowed && held != null) {
+                forwardLate(exchange, request, call, held);
             } else if (decision instanceof Decision.Allowed) {
                 forward(exchange, request, call);
             } else {
+                if (held != null) {
+                    held.landed(call, 0, "AccessDenied");
+                }
                 deny(exchange, request, decision);
             }
         } catch (IOException | RuntimeException e) {
@@ -305,6 +315,43 @@ public final class AccessGate implements AutoCloseable {
         }
         reply(exchange, request, response);
         return response;
+    }
+
+    /**
+     * Forwards a request a hold kept ({@link AccessControl#hold}) and records the emulator's answer
+     * before replying: its caller may have given up waiting, and the answer is what tells whether
+     * the late request took effect.
+     */
+    private void forwardLate(HttpExchange exchange, GateRequest request, ServiceCall call, AccessControl.Held held)
+            throws IOException {
+        Answer answer;
+        try {
+            answer = exchange(request, call);
+        } catch (IOException e) {
+            held.landed(call, 0, e.getClass().getSimpleName());
+            throw e;
+        }
+        held.landed(call, answer == null ? 0 : answer.statusCode(), answer == null ? null : errorCode(answer));
+        reply(exchange, request, answer);
+    }
+
+    /**
+     * The error code of a refusal: DynamoDB's and Kinesis's {@code __type} (after its {@code #}), or
+     * the {@code <Code>} of S3's and SQS's XML; null for a success or a body without one.
+     */
+    static String errorCode(Answer answer) {
+        if (answer.statusCode() < 300) {
+            return null;
+        }
+        String body = new String(answer.body(), StandardCharsets.UTF_8);
+        java.util.regex.Matcher json = java.util.regex.Pattern.compile("\"__type\"\\s*:\\s*\"(?:[^\"#]*#)?([^\"]+)\"")
+                .matcher(body);
+        if (json.find()) {
+            return json.group(1);
+        }
+        java.util.regex.Matcher xml =
+                java.util.regex.Pattern.compile("<Code>([^<]+)</Code>").matcher(body);
+        return xml.find() ? xml.group(1) : null;
     }
 
     /**

@@ -151,4 +151,59 @@ class AccessGatePartitionTest {
         }
         assertThat(control.isCut(CUT_KEY, call)).isFalse();
     }
+
+    /**
+     * A hold delays instead of dropping: the held request waits unanswered and unauthorized while
+     * other keys go through; released, it reaches the authorizer and the emulator (absent here: the
+     * gate answers 503 and records no answer) as if it had just arrived.
+     */
+    @Test
+    void aHeldRequestWaitsUntilReleasedThenLandsWithItsAnswerRecorded() throws Exception {
+        DynamoDbClient held = client(CUT_KEY);
+        DynamoDbClient other = client(OTHER_KEY);
+        AccessControl.Held hold = control.hold(CUT_KEY, AccessGatePartitionTest::touchesLeases, Duration.ofMinutes(1));
+        CompletableFuture<Throwable> late = CompletableFuture.supplyAsync(() -> {
+            try {
+                getLease(held);
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> hold.waiting() == 1);
+        assertThatThrownBy(() -> getLease(other)).isInstanceOf(DynamoDbException.class);
+        assertThat(authorized).containsExactly(OTHER_KEY + " GetItem");
+        assertThat(late).isNotDone();
+        assertThat(hold.landed()).isEmpty();
+
+        hold.release();
+
+        assertThat(late.get(10, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(DynamoDbException.class);
+        assertThat(authorized).containsExactly(OTHER_KEY + " GetItem", CUT_KEY + " GetItem");
+        assertThat(hold.held()).isEqualTo(1);
+        assertThat(hold.operations()).containsExactly("GetItem");
+        assertThat(hold.landed()).singleElement().satisfies(landed -> {
+            assertThat(landed.operation()).isEqualTo("GetItem");
+            // no emulator behind this gate: it answered nothing (the gate's own 503 is not recorded)
+            assertThat(landed.status()).isZero();
+            assertThat(landed.applied()).isFalse();
+        });
+        // released for good: the key's next request is not held
+        assertThatThrownBy(() -> getLease(held)).isInstanceOf(DynamoDbException.class);
+        assertThat(hold.held()).isEqualTo(1);
+    }
+
+    @Test
+    void aLateWritesRefusalIsReadFromTheServicesErrorShape() {
+        java.net.http.HttpHeaders none = java.net.http.HttpHeaders.of(Map.of(), (a, b) -> true);
+        byte[] dynamo =
+                "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException\",\"message\":\"x\"}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] s3 = "<Error><Code>PreconditionFailed</Code></Error>".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(AccessGate.errorCode(new AccessGate.Answer(400, none, dynamo)))
+                .isEqualTo("ConditionalCheckFailedException");
+        assertThat(AccessGate.errorCode(new AccessGate.Answer(412, none, s3))).isEqualTo("PreconditionFailed");
+        assertThat(AccessGate.errorCode(new AccessGate.Answer(200, none, dynamo)))
+                .isNull();
+    }
 }

@@ -17,6 +17,8 @@ import java.util.Map;
  * @param parentShardPoll how often a child shard checks that its parents are done
  * @param shardSync how often the leader looks for shards without a lease
  * @param shutdownTimeout how long a graceful shutdown may take
+ * @param dispatchPoll how often the scheduler moves each shard's consumer to its next state (each
+ *     step of a lease hand-off, on the old and on the new owner, waits for one)
  */
 public record KclTimings(
         Duration failover,
@@ -26,7 +28,8 @@ public record KclTimings(
         Duration leaderHeartbeat,
         Duration parentShardPoll,
         Duration shardSync,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout,
+        Duration dispatchPoll) {
 
     /** Short timings for local runs and tests. */
     public static final KclTimings LOCAL = new KclTimings(
@@ -37,7 +40,8 @@ public record KclTimings(
             Duration.ofSeconds(2),
             Duration.ofSeconds(1),
             Duration.ofSeconds(5),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            Duration.ofMillis(250));
 
     /** The worker's environment variables for these timings. */
     public Map<String, String> environment() {
@@ -50,6 +54,7 @@ public record KclTimings(
         env.put("SLUICE_KCL_PARENT_SHARD_POLL_INTERVAL", millis(parentShardPoll));
         env.put("SLUICE_KCL_SHARD_SYNC_INTERVAL", millis(shardSync));
         env.put("SLUICE_KCL_SHUTDOWN_TIMEOUT", millis(shutdownTimeout));
+        env.put("SLUICE_KCL_DISPATCH_POLL_INTERVAL", millis(dispatchPoll));
         // no CPU metrics locally: spread leases by count, so that workers really share the shards
         env.put("SLUICE_KCL_LEASE_ASSIGNMENT", "LEASE_COUNT_BASED");
         // the leader forgets a worker silent for two intervals: a dead one gets no leases after 2 s

@@ -213,8 +213,37 @@ public final class LocalKclWorkers implements AutoCloseable {
         if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
             throw new IllegalStateException("worker " + worker + " shares its key: partitions need IAM enforced");
         }
+        java.util.function.Predicate<dev.sluice.emulators.iam.ServiceCall> calls = calls(cut);
+        LOG.info("partition: worker {} cut off {} ({})", worker, cut, drop);
+        AutoCloseable handle = aws.accessControl()
+                .cut(
+                        worker.accessKeyId(),
+                        calls,
+                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
+        return () -> {
+            handle.close();
+            LOG.info("partition healed: worker {} reaches {} again", worker, cut);
+        };
+    }
+
+    /**
+     * Holds one worker's requests to {@code cut} in the network and delivers them late: each is kept
+     * at the gate, unanswered and not yet sent on, until the returned hold is released, then it
+     * lands on the emulator as sent (see {@link dev.sluice.emulators.iam.AccessControl#hold}); the
+     * hold records each one's answer. A request held longer than {@code max} is dropped unanswered.
+     * Needs IAM enforced (each worker's own session key).
+     */
+    public dev.sluice.emulators.iam.AccessControl.Held hold(LocalKclWorker worker, Cut cut, Duration max) {
+        if (worker.accessKeyId() == null || worker.accessKeyId().equals(LocalAws.ACCESS_KEY_ID)) {
+            throw new IllegalStateException("worker " + worker + " shares its key: holds need IAM enforced");
+        }
+        LOG.info("hold: worker {}'s requests to {} are held in the network until released", worker, cut);
+        return aws.accessControl().hold(worker.accessKeyId(), calls(cut), max);
+    }
+
+    private java.util.function.Predicate<dev.sluice.emulators.iam.ServiceCall> calls(Cut cut) {
         String leaseArn = "arn:aws:dynamodb:" + aws.region().id() + ":" + aws.accountId() + ":table/" + leaseTable;
-        java.util.function.Predicate<dev.sluice.emulators.iam.ServiceCall> calls = switch (cut) {
+        return switch (cut) {
             case LEASE_TABLE ->
                 call -> call.service() == dev.sluice.emulators.iam.AwsService.DYNAMODB
                         && call.requests().stream()
@@ -228,16 +257,6 @@ public final class LocalKclWorkers implements AutoCloseable {
                                         || r.resource().startsWith(leaseArn + "/"));
             case S3 -> call -> call.service() == dev.sluice.emulators.iam.AwsService.S3;
             case EVERYTHING -> call -> true;
-        };
-        LOG.info("partition: worker {} cut off {} ({})", worker, cut, drop);
-        AutoCloseable handle = aws.accessControl()
-                .cut(
-                        worker.accessKeyId(),
-                        calls,
-                        drop == Drop.RESET ? Duration.ZERO : dev.sluice.emulators.iam.AccessControl.BLACK_HOLE);
-        return () -> {
-            handle.close();
-            LOG.info("partition healed: worker {} reaches {} again", worker, cut);
         };
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.verify.faults;
 
 import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.ResourceNames;
+import dev.sluice.emulators.iam.AccessControl;
 import dev.sluice.local.kcl.KclTimings;
 import dev.sluice.local.kcl.LocalKclWorker;
 import dev.sluice.local.kcl.LocalKclWorkers;
@@ -36,9 +37,9 @@ import org.slf4j.LoggerFactory;
 public final class KclClusterFaults {
 
     /**
-     * A worker loses DynamoDB (lease table and sink tables) for longer than the failover time; once
-     * another worker has processed its shards, its sinks heal but its lease table does not, and its
-     * held writes land late.
+     * A worker's sink writes are held in the network mid-batch and it loses its lease table for
+     * longer than the failover time; once another worker has taken its shards and checkpointed past
+     * its batch, the held writes are delivered: they land late and must be absorbed.
      */
     public static final String ZOMBIE = "kcl-zombie";
     /** A worker's state tables are cut off mid-batch (its other targets not); the partition heals. */
@@ -56,6 +57,9 @@ public final class KclClusterFaults {
     private static final Logger LOG = LoggerFactory.getLogger(KclClusterFaults.class);
     private static final Duration READY = Duration.ofSeconds(240);
     private static final Duration STALL = Duration.ofSeconds(180);
+    /** The longest the zombie's sink requests are held in the network (they are released well before). */
+    private static final Duration HELD_AT_MOST = Duration.ofMinutes(10);
+
     private static final int BAD_EVERY = 50;
     /** The paced producer runs this long before the steady rate is measured (after a catch-up). */
     private static final Duration WARM_UP = Duration.ofSeconds(5);
@@ -73,14 +77,53 @@ public final class KclClusterFaults {
             Optional<Double> takeoverSeconds,
             Optional<Double> dipPercent,
             List<StateRegressions.Regression> regressions,
-            Optional<ScaleFigures> scale) {
+            Optional<ScaleFigures> scale,
+            Optional<LateWrites> lateWrites) {
 
         public ClusterRow(
                 FaultSuite.Row row,
                 Optional<Double> takeoverSeconds,
                 Optional<Double> dipPercent,
                 List<StateRegressions.Regression> regressions) {
-            this(row, takeoverSeconds, dipPercent, regressions, Optional.empty());
+            this(row, takeoverSeconds, dipPercent, regressions, Optional.empty(), Optional.empty());
+        }
+    }
+
+    /**
+     * What became of the zombie's held requests ({@code kcl-zombie}), delivered after the new owner
+     * had checkpointed past them.
+     *
+     * @param held requests held in the network (the SDK's retries of a timed-out attempt included)
+     * @param writes held writes ({@code PutItem}, {@code UpdateItem}, {@code DeleteItem}, {@code
+     *     BatchWriteItem}) that landed on the tables
+     * @param refused writes the tables refused by their condition
+     * @param applied writes that took effect (none may: everything they carry was written already)
+     * @param outcomes operation and answer of each landed request, counted
+     */
+    public record LateWrites(long held, long writes, long refused, long applied, Map<String, Long> outcomes) {
+
+        static final Set<String> WRITES = Set.of("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
+
+        static LateWrites of(AccessControl.Held held) {
+            List<AccessControl.Landed> landed = held.landed();
+            List<AccessControl.Landed> writes =
+                    landed.stream().filter(l -> WRITES.contains(l.operation())).toList();
+            Map<String, Long> outcomes = new java.util.TreeMap<>();
+            landed.forEach(l -> outcomes.merge(
+                    l.operation() + " "
+                            + (l.applied()
+                                    ? "applied"
+                                    : l.errorCode() == null ? "status " + l.status() : l.errorCode()),
+                    1L,
+                    Long::sum));
+            return new LateWrites(
+                    held.held(),
+                    writes.size(),
+                    writes.stream()
+                            .filter(l -> "ConditionalCheckFailedException".equals(l.errorCode()))
+                            .count(),
+                    writes.stream().filter(AccessControl.Landed::applied).count(),
+                    Map.copyOf(outcomes));
         }
     }
 
@@ -179,7 +222,7 @@ public final class KclClusterFaults {
     public static String description(String scenario) {
         return switch (scenario) {
             case ZOMBIE ->
-                "a KCL worker loses DynamoDB past the failover time; its sinks heal first, its held writes land late";
+                "a KCL worker's sink writes are held mid-batch and it loses its lease table; they land after the new owner checkpointed";
             case HEALS -> "a KCL worker's state tables are cut off mid-batch; the partition heals";
             case SINK -> "a KCL worker cannot reach S3 (its lake); its shards wait, then resume";
             case SCALE_OUT -> "KCL workers are added under load";
@@ -201,6 +244,7 @@ public final class KclClusterFaults {
         Optional<Double> dip = Optional.empty();
         Optional<Killed> killedWorker = Optional.empty();
         Optional<ScaleFigures> scale = Optional.empty();
+        Optional<LateWrites> lateWrites = Optional.empty();
         int planned = 1;
         int fired = 0;
         // a shard for every worker of the large cluster: KCL's lease-count balancing gives a joining
@@ -236,19 +280,27 @@ public final class KclClusterFaults {
                     .orElseThrow();
             Set<String> shards = shardsOf(run, victim);
             Instant fault = Instant.now();
+            Instant zombieCut = null;
             switch (scenario) {
                 case ZOMBIE -> {
                     planned = 2;
-                    // 1. the zombie loses DynamoDB, lease table and sink tables, black-holed: its lease
-                    // renewals and checkpoints get no answer, and the batch it is processing (records
-                    // keep coming) hangs on its sink writes
-                    AutoCloseable leaseCut = run.workers().partition(victim, LocalKclWorkers.Cut.LEASE_TABLE);
-                    Instant sinksHealed;
-                    try (AutoCloseable sinkCut = run.workers().partition(victim, LocalKclWorkers.Cut.SINK_TABLES)) {
+                    // 1. the zombie's sink writes are held in the network (kept at the gate, delivered
+                    // later): records keep coming, and the batch it reads next hangs on its first sink
+                    // write (the deduplicate table's), retried by its SDK into the same hold
+                    AccessControl.Held late = run.workers().hold(victim, LocalKclWorkers.Cut.SINK_TABLES, HELD_AT_MOST);
+                    AutoCloseable leaseCut = null;
+                    try {
                         run.produce((events - half) / 2, BAD_EVERY);
-                        // 2. its leases expire; another worker takes its shards and processes past
-                        // everything produced so far, the zombie's held batch included
+                        await(
+                                "a sink write of " + victim.workerId() + " held in the network",
+                                () -> late.waiting() > 0
+                                        && late.operations().stream().anyMatch(LateWrites.WRITES::contains));
+                        // 2. mid-batch, it loses its lease table too (black-holed): its renewals and
+                        // checkpoints get no answer, its leases expire; another worker takes its shards
+                        // and processes past everything produced so far, the zombie's batch included
                         Map<String, String> produced = run.lastSequenceByShard();
+                        zombieCut = Instant.now();
+                        leaseCut = run.workers().partition(victim, LocalKclWorkers.Cut.LEASE_TABLE);
                         await("another worker owns and processed every shard of " + victim.workerId(), () -> {
                             Map<String, String> owners = run.workers().owners();
                             Map<String, String> checkpoints = run.workers().checkpoints();
@@ -259,30 +311,31 @@ public final class KclClusterFaults {
                                                     || LocalKclWorkers.past(checkpoints.get(s), produced.get(s))));
                         });
                         fired++;
-                        sinksHealed = Instant.now();
-                    }
-                    // 3. its sinks heal, its lease table does not: the held writes are dropped, the SDK
-                    // sends them again and they land now, older than what the new owner wrote
-                    try (leaseCut) {
-                        try {
-                            await(
-                                    "the zombie finished a batch after its sinks healed",
-                                    () -> run.metrics().stream()
-                                            .anyMatch(m -> m.path("workerId")
-                                                            .asText()
-                                                            .equals(victim.workerId())
-                                                    && m.path("Records").asLong() > 0
-                                                    && m.path("FailedBatches").asLong() == 0
-                                                    && m.path("_aws")
-                                                                    .path("Timestamp")
-                                                                    .asLong()
-                                                            >= sinksHealed.toEpochMilli()));
+                        // 3. the held writes are delivered now, after the new owner's checkpoint: they
+                        // land on the tables older than what the new owner wrote
+                        late.release();
+                        await(
+                                "the zombie's " + late.held() + " held requests landed",
+                                () -> late.waiting() == 0 && late.landed().size() >= late.held());
+                        lateWrites = Optional.of(LateWrites.of(late));
+                        LateWrites w = lateWrites.get();
+                        if (w.writes() == 0) {
+                            problems.add(
+                                    "no late write: none of the zombie's " + w.held() + " held requests was a write");
+                        } else {
                             fired++;
-                        } catch (IllegalStateException e) {
-                            problems.add("no late write: " + e.getMessage());
+                        }
+                        if (w.applied() > 0) {
+                            problems.add(w.applied() + " of the zombie's late writes took effect after the new owner"
+                                    + " had checkpointed past them: " + w.outcomes());
+                        }
+                    } finally {
+                        late.release();
+                        // 4. the lease table heals: the zombie's checkpoint is refused (lease lost)
+                        if (leaseCut != null) {
+                            leaseCut.close();
                         }
                     }
-                    // 4. the lease table heals: its checkpoint is refused (lease lost); records keep coming
                     run.produce(events - half - (events - half) / 2, BAD_EVERY);
                     if (!victim.isAlive()) {
                         problems.add("the zombie's process died");
@@ -375,7 +428,7 @@ public final class KclClusterFaults {
             }
             if (scenario.equals(ZOMBIE)) {
                 // the new owners' first batch on the zombie's shards, from the moment it was cut off
-                takeover = run.takeoverSeconds(victim.workerId(), shards, fault);
+                takeover = run.takeoverSeconds(victim.workerId(), shards, zombieCut == null ? fault : zombieCut);
                 if (!shards.isEmpty() && takeover.isEmpty()) {
                     problems.add("no other worker processed the shards " + shards + " of the zombie");
                 }
@@ -425,7 +478,8 @@ public final class KclClusterFaults {
                 false,
                 (System.nanoTime() - started) / 1e9,
                 List.copyOf(problems));
-        return new ClusterRow(row, takeover, dip, sampler == null ? List.of() : sampler.regressions(), scale);
+        return new ClusterRow(
+                row, takeover, dip, sampler == null ? List.of() : sampler.regressions(), scale, lateWrites);
     }
 
     /**
@@ -565,6 +619,12 @@ public final class KclClusterFaults {
         Optional<ThroughputDip> dip =
                 ThroughputDip.measure(run.metrics(), steadyFrom, change, stopped, ThroughputDip.WINDOW);
         ScaleFigures figures = new ScaleFigures(load.rate(), load.achievedPerSecond(), handoffSeconds, dip);
+        // a user scaling under load expects throughput to go on: a window in which no worker finished
+        // a batch while the producer ran is a stop, whatever the rate before
+        dip.filter(d -> d.stoppedWindows() > 0)
+                .ifPresent(d -> problems.add("processing stopped: " + d.stoppedWindows() + " of " + d.windows() + " "
+                        + ThroughputDip.WINDOW.toSeconds() + "-s windows after the change at 0 records (per second: "
+                        + d.afterWindows() + ")"));
         dip.filter(d -> d.beforePerSecond() < 0.8 * load.achievedPerSecond())
                 .ifPresent(d -> LOG.warn(
                         "{}: the workers processed {} events/s before the change while {} were put: the rate is"
@@ -574,7 +634,7 @@ public final class KclClusterFaults {
                         String.format(java.util.Locale.ROOT, "%.1f", load.achievedPerSecond())));
         LOG.info(
                 "{}: {} events/s asked, {} put; hand-off {} s; processed {} events/s before the change"
-                        + " (lowest window {}), lowest window after it {} over {} windows: dip {} %",
+                        + " (lowest window {}), lowest window after it {} over {} windows: dip {} %; windows after: {}",
                 scenario,
                 String.format(java.util.Locale.ROOT, "%.0f", figures.rate()),
                 String.format(java.util.Locale.ROOT, "%.1f", figures.producedPerSecond()),
@@ -587,7 +647,8 @@ public final class KclClusterFaults {
                         .orElse("n/a"),
                 dip.map(ThroughputDip::windows).orElse(0),
                 dip.map(d -> String.format(java.util.Locale.ROOT, "%.0f", d.percent()))
-                        .orElse("n/a"));
+                        .orElse("n/a"),
+                dip.map(ThroughputDip::afterWindows).orElse("n/a"));
         return new UnderLoad(fired, handoff, killed, Optional.of(figures));
     }
 

@@ -18,9 +18,34 @@ import java.util.Optional;
  * @param lowestPerSecond the lowest window after the change, while the producer ran
  * @param windows windows after the change that counted
  * @param percent {@code 100 × (1 − lowest / before)}, 0 when it never dropped below the rate
+ * @param afterPerSecond each whole window's rate after the change, in order (the first starts at the
+ *     change)
  */
 public record ThroughputDip(
-        double beforePerSecond, double beforeLowestPerSecond, double lowestPerSecond, int windows, double percent) {
+        double beforePerSecond,
+        double beforeLowestPerSecond,
+        double lowestPerSecond,
+        int windows,
+        double percent,
+        List<Double> afterPerSecond) {
+
+    public ThroughputDip {
+        afterPerSecond = List.copyOf(afterPerSecond);
+    }
+
+    /** Windows after the change in which the workers processed nothing while the producer ran. */
+    public long stoppedWindows() {
+        return afterPerSecond.stream().filter(rate -> rate == 0).count();
+    }
+
+    /** The windows' rates after the change, one decimal each: {@code 18.4 9.0 21.2 …}. */
+    public String afterWindows() {
+        return String.join(
+                " ",
+                afterPerSecond.stream()
+                        .map(r -> String.format(java.util.Locale.ROOT, "%.1f", r))
+                        .toList());
+    }
 
     /**
      * The window the rate is measured over: several of each shard's batches (polled 250 ms apart
@@ -51,19 +76,26 @@ public record ThroughputDip(
         if (Double.isNaN(lowest)) {
             return Optional.empty();
         }
-        int windows = (int) ((producerStopped.toEpochMilli() - at) / step);
-        return Optional.of(
-                new ThroughputDip(before, beforeLowest, lowest, windows, Math.max(0, 100.0 * (1 - lowest / before))));
+        List<Double> after = rates(metrics, at, producerStopped.toEpochMilli(), step);
+        return Optional.of(new ThroughputDip(
+                before, beforeLowest, lowest, after.size(), Math.max(0, 100.0 * (1 - lowest / before)), after));
     }
 
     /** The lowest rate of the whole windows from {@code from} up to {@code to}; NaN if none fits. */
     private static double lowest(List<JsonNode> metrics, long from, long to, long step) {
-        double lowest = Double.NaN;
+        return rates(metrics, from, to, step).stream()
+                .mapToDouble(Double::doubleValue)
+                .min()
+                .orElse(Double.NaN);
+    }
+
+    /** The rate of each whole window from {@code from} up to {@code to}, in order. */
+    private static List<Double> rates(List<JsonNode> metrics, long from, long to, long step) {
+        List<Double> rates = new java.util.ArrayList<>();
         for (long start = from; start + step <= to; start += step) {
-            double rate = records(metrics, start, start + step) * 1000.0 / step;
-            lowest = Double.isNaN(lowest) ? rate : Math.min(lowest, rate);
+            rates.add(records(metrics, start, start + step) * 1000.0 / step);
         }
-        return lowest;
+        return rates;
     }
 
     private static long records(List<JsonNode> metrics, long from, long to) {

@@ -25,8 +25,13 @@ class KclClusterFaultsIT {
 
         assertPassed(result);
         assertThat(result.takeoverSeconds()).as("takeover measured").isPresent();
+        KclClusterFaults.LateWrites late = result.lateWrites().orElseThrow();
+        assertThat(late.writes()).as("late writes landed").isPositive();
+        assertThat(late.applied()).as("late writes that took effect").isZero();
+        assertThat(late.refused()).isEqualTo(late.writes());
         System.out.printf(
-                "kcl-zombie: takeover %.1f s%n", result.takeoverSeconds().get());
+                "kcl-zombie: takeover %.1f s, %d requests held, %d late writes refused (%s)%n",
+                result.takeoverSeconds().get(), late.held(), late.refused(), late.outcomes());
     }
 
     @Test
@@ -90,7 +95,8 @@ class KclClusterFaultsIT {
         System.out.printf(
                 java.util.Locale.ROOT,
                 "%s: %d events, %.0f/s asked, %.1f/s put, hand-off %.1f s, takeover %s, processed %.1f/s before"
-                        + " (lowest window %.1f/s), lowest after %.1f/s over %d windows, dip %.0f %%%n",
+                        + " (lowest window %.1f/s), lowest after %.1f/s over %d windows, dip %.0f %%, per window"
+                        + " after: %s%n",
                 result.row().scenario(),
                 result.row().events(),
                 f.rate(),
@@ -103,7 +109,8 @@ class KclClusterFaultsIT {
                 d.beforeLowestPerSecond(),
                 d.lowestPerSecond(),
                 d.windows(),
-                d.percent());
+                d.percent(),
+                d.afterWindows());
     }
 
     private static void assertPassed(KclClusterFaults.ClusterRow result) {

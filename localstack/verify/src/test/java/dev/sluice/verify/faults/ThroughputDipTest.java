@@ -31,6 +31,10 @@ class ThroughputDipTest {
         assertThat(dip.lowestPerSecond()).isCloseTo(100.0, within(0.01));
         assertThat(dip.windows()).isEqualTo(20);
         assertThat(dip.percent()).isZero();
+        assertThat(dip.afterPerSecond())
+                .hasSize(20)
+                .allSatisfy(r -> assertThat(r).isCloseTo(100.0, within(0.01)));
+        assertThat(dip.stoppedWindows()).isZero();
     }
 
     @Test
@@ -75,6 +79,10 @@ class ThroughputDipTest {
         assertThat(dip.beforePerSecond()).isCloseTo(100.0, within(0.01));
         assertThat(dip.lowestPerSecond()).isCloseTo(76.0, within(0.01));
         assertThat(dip.percent()).isCloseTo(24.0, within(0.01));
+        // the third window after the change (4-6 s) is the handed-over shard's gap; nothing stopped
+        assertThat(dip.afterPerSecond().get(2)).isCloseTo(76.0, within(0.01));
+        assertThat(dip.afterPerSecond().get(1)).isCloseTo(100.0, within(0.01));
+        assertThat(dip.stoppedWindows()).isZero();
     }
 
     @Test
@@ -87,6 +95,9 @@ class ThroughputDipTest {
 
         assertThat(dip.lowestPerSecond()).isZero();
         assertThat(dip.percent()).isEqualTo(100.0);
+        // nothing from 22 to 25 s: the window 22-24 s after T0 (the second after the change) is at 0
+        assertThat(dip.stoppedWindows()).isEqualTo(1);
+        assertThat(dip.afterWindows()).startsWith("100.0 0.0 50.0 100.0");
     }
 
     @Test
