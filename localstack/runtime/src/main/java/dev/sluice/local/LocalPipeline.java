@@ -74,12 +74,13 @@ public final class LocalPipeline implements AutoCloseable {
         this.iam = LocalIam.of(aws);
         this.deployment = names == null ? resources.stackName() : names.name(resources.stackName());
         iam.ifPresent(i -> deployAccess(template));
-        this.secrets = LocalSecrets.ensure(
-                aws.options().logDirectory().map(Path::getParent).orElse(null),
-                resources.secrets().keySet());
-        // the stages read their secrets as in AWS, through Secrets Manager's API (authorized)
+        // one value per secret ARN, as each stack's secret has its own generated value in AWS: two
+        // pipelines' tokenization keys differ, so their tokens never join
         Map<String, String> secretFiles = new LinkedHashMap<>();
-        resources.secrets().forEach((name, arn) -> secretFiles.put(arn, name));
+        resources.secrets().values().forEach(arn -> secretFiles.put(arn, SecretsManagerFront.fileName(arn)));
+        this.secrets = LocalSecrets.ensure(
+                aws.options().logDirectory().map(Path::getParent).orElse(null), secretFiles.values());
+        // the stages read their secrets as in AWS, through Secrets Manager's API (authorized)
         this.secretsFront =
                 secretFiles.isEmpty() ? null : new SecretsManagerFront(aws.accessControl(), secretFiles, secrets);
         this.metrics = aws.options()

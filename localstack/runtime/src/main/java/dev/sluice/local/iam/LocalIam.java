@@ -235,23 +235,34 @@ public final class LocalIam implements Authorizer, AutoCloseable {
     }
 
     private synchronized Optional<com.fasterxml.jackson.databind.JsonNode> resourcePolicy(String arn) {
-        for (AccessModel model : models.values()) {
-            Optional<com.fasterxml.jackson.databind.JsonNode> policy = model.resourcePolicy(arn);
-            if (policy.isPresent()) {
-                return policy;
-            }
-        }
-        return Optional.empty();
+        return onlyOne(arn, "resource policy", model -> model.resourcePolicy(arn));
     }
 
     private synchronized Optional<String> encryptionKey(String arn) {
+        return onlyOne(arn, "encryption key", model -> model.encryptionKey(arn));
+    }
+
+    /**
+     * What exactly one deployed stack says of a resource: in AWS a resource belongs to one stack, so
+     * two stacks answering for one ARN is a local naming defect, refused, never resolved by order.
+     */
+    private <T> Optional<T> onlyOne(
+            String arn, String what, java.util.function.Function<AccessModel, Optional<T>> lookup) {
+        Optional<T> found = Optional.empty();
+        String owner = null;
         for (AccessModel model : models.values()) {
-            Optional<String> key = model.encryptionKey(arn);
-            if (key.isPresent()) {
-                return key;
+            Optional<T> answer = lookup.apply(model);
+            if (answer.isEmpty()) {
+                continue;
             }
+            if (owner != null) {
+                throw new IllegalStateException("two stacks hold a " + what + " for " + arn + ": " + owner + " and "
+                        + model.stackName() + " (a resource belongs to one stack)");
+            }
+            owner = model.stackName();
+            found = answer;
         }
-        return Optional.empty();
+        return found;
     }
 
     private static String reason(PolicyEvaluator.Result result, String action) {

@@ -521,9 +521,31 @@ public final class Provisioner {
                     ? resource.property("Name").asText()
                     // CloudFormation names an unnamed secret per stack: two stacks never share one
                     : physical(template.stackName() + "-" + base(resource));
-            String arn = "arn:aws:secretsmanager:" + region + ":" + account + ":secret:" + name;
+            // Secrets Manager ends every secret's ARN with a hyphen and six characters of its own
+            String arn = "arn:aws:secretsmanager:" + region + ":" + account + ":secret:" + name + "-"
+                    + secretSuffix(template.stackName() + "/" + resource.logicalId() + "/" + name);
             locals.put(resource.logicalId(), local(resource, name, arn, Map.of("Id", arn)));
             secrets.put(secret, arn);
+        }
+
+        /**
+         * The six characters Secrets Manager appends to a secret's ARN: random in AWS, here derived
+         * from the stack, logical id and name, so a local stack's ARNs are the same on every run.
+         */
+        static String secretSuffix(String seed) {
+            String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+            byte[] digest;
+            try {
+                digest = java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+            StringBuilder out = new StringBuilder(6);
+            for (int i = 0; i < 6; i++) {
+                out.append(alphabet.charAt((digest[i] & 0xff) % alphabet.length()));
+            }
+            return out.toString();
         }
 
         private String stage(CloudFormationTemplate.Resource resource, String kind, JsonNode environment) {

@@ -51,6 +51,9 @@ public final class SecretsManagerFront implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TYPE = "application/x-amz-json-1.1";
     private static final String PREFIX = "secretsmanager.";
+    private static final String SECRET = ":secret:";
+    /** A hyphen and six characters: what Secrets Manager appends to every secret's ARN. */
+    private static final int SUFFIX_LENGTH = 7;
 
     private final AccessControl control;
     private final Map<String, String> namesByArn;
@@ -120,7 +123,7 @@ public final class SecretsManagerFront implements AutoCloseable {
                 return;
             }
             String id = input == null ? "" : input.path("SecretId").asText("");
-            String arn = arnOf(id);
+            String arn = arnOf(namesByArn.keySet(), id);
             if (arn == null) {
                 error(exchange, 400, "ResourceNotFoundException", "Secrets Manager can't find the specified secret.");
                 return;
@@ -153,7 +156,7 @@ public final class SecretsManagerFront implements AutoCloseable {
             }
             ObjectNode out = JSON.createObjectNode();
             out.put("ARN", arn);
-            out.put("Name", arn.substring(arn.indexOf(":secret:") + ":secret:".length()));
+            out.put("Name", nameOf(arn));
             if (value) {
                 byte[] secret;
                 try {
@@ -183,17 +186,40 @@ public final class SecretsManagerFront implements AutoCloseable {
         }
     }
 
-    /** The ARN of a secret id (its ARN, or its name), or null if the store has no such secret. */
-    private String arnOf(String id) {
-        if (namesByArn.containsKey(id)) {
+    /**
+     * The ARN of a {@code SecretId} as Secrets Manager resolves it: the full ARN, the partial ARN
+     * (without the hyphen and six characters Secrets Manager appends) or the secret's name; null if
+     * the store has no such secret.
+     */
+    static String arnOf(java.util.Collection<String> arns, String id) {
+        if (arns.contains(id)) {
             return id;
         }
-        for (String arn : namesByArn.keySet()) {
-            if (arn.endsWith(":secret:" + id)) {
-                return arn;
+        String match = null;
+        for (String arn : arns) {
+            String partial = arn.substring(0, arn.length() - SUFFIX_LENGTH);
+            if (id.equals(partial) || id.equals(partial.substring(partial.indexOf(SECRET) + SECRET.length()))) {
+                if (match != null) {
+                    throw new IllegalStateException("secret id " + id + " names two secrets: " + match + ", " + arn);
+                }
+                match = arn;
             }
         }
-        return null;
+        return match;
+    }
+
+    /** The name of a secret's ARN: what follows {@code :secret:}, less the six-character suffix. */
+    static String nameOf(String arn) {
+        return arn.substring(arn.indexOf(SECRET) + SECRET.length(), arn.length() - SUFFIX_LENGTH);
+    }
+
+    /** The local store's file of a secret: its ARN's resource part, name and suffix (unique per secret). */
+    public static String fileName(String arn) {
+        int at = arn.indexOf(SECRET);
+        if (at < 0 || arn.length() - at - SECRET.length() <= SUFFIX_LENGTH) {
+            throw new IllegalArgumentException("not a Secrets Manager secret ARN: " + arn);
+        }
+        return arn.substring(at + SECRET.length());
     }
 
     private static String versionId(String arn) {
