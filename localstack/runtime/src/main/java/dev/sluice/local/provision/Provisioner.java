@@ -146,6 +146,7 @@ public final class Provisioner {
                 aws.region().id(),
                 aws.accountId(),
                 queue -> sqs + "/" + aws.accountId() + "/" + queue);
+        claim(template.stackName(), names, plan);
         for (StreamSettings stream : plan.streams()) {
             createStream(stream);
         }
@@ -340,7 +341,10 @@ public final class Provisioner {
         }
 
         private void stream(CloudFormationTemplate.Resource resource) {
-            String name = physical(base(resource));
+            String name = physical(
+                    resource.property("StreamName").isTextual()
+                            ? resource.property("StreamName").asText()
+                            : base(resource));
             String arn = "arn:aws:kinesis:" + region + ":" + account + ":stream/" + name;
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", arn)));
             boolean onDemand = "ON_DEMAND"
@@ -866,6 +870,39 @@ public final class Provisioner {
         private static LocalResource local(
                 CloudFormationTemplate.Resource resource, String name, String ref, Map<String, String> attributes) {
             return new LocalResource(resource.logicalId(), resource.type(), name, ref, attributes);
+        }
+    }
+
+    /** The stack that created each named resource of a local stack (type and name → stack). */
+    private static final Map<LocalAws, Map<String, String>> OWNERS =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Claims a plan's streams, tables, buckets and queues for its stack, as CloudFormation does: a
+     * stack may provision its own resources again, but a name another stack's resource has is refused
+     * ({@code Resource of type '...' with identifier '...' already exists}), never shared.
+     */
+    private void claim(String stackName, ResourceNames names, Plan plan) {
+        String stack = names == null ? stackName : names.name(stackName);
+        Map<String, String> wanted = new LinkedHashMap<>();
+        plan.streams().forEach(s -> wanted.put("AWS::Kinesis::Stream " + s.name(), s.name()));
+        plan.tables().forEach(t -> wanted.put("AWS::DynamoDB::Table " + t.tableName(), t.tableName()));
+        plan.buckets().forEach(b -> wanted.put("AWS::S3::Bucket " + b, b));
+        plan.queues().forEach(q -> wanted.put("AWS::SQS::Queue " + q.name(), q.name()));
+        plan.resources().secrets().values().forEach(arn -> wanted.put("AWS::SecretsManager::Secret " + arn, arn));
+        Map<String, String> owners = OWNERS.computeIfAbsent(aws, a -> new LinkedHashMap<>());
+        synchronized (owners) {
+            for (Map.Entry<String, String> resource : wanted.entrySet()) {
+                String owner = owners.get(resource.getKey());
+                if (owner != null && !owner.equals(stack)) {
+                    String type =
+                            resource.getKey().substring(0, resource.getKey().indexOf(' '));
+                    throw new IllegalStateException(stack + ": Resource of type '" + type + "' with identifier '"
+                            + resource.getValue() + "' already exists (stack " + owner
+                            + " created it; name it differently in one of the two pipelines)");
+                }
+            }
+            wanted.keySet().forEach(key -> owners.put(key, stack));
         }
     }
 
