@@ -388,7 +388,7 @@ public final class LocalPipeline implements AutoCloseable {
         return env;
     }
 
-    /** The local secret store's folder (one file per secret), which the stages read through Secrets Manager's API. */
+    /** The local secret store's folder (one file per secret ARN), which the stages read through Secrets Manager's API. */
     public Path secretsFolder() {
         return secrets;
     }

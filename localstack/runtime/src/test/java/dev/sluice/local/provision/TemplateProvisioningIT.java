@@ -144,7 +144,8 @@ class TemplateProvisioningIT {
             Path folder = pipeline.secretsFolder();
             try (SecretsManagerClient client = new AwsClients(masker).secretsManager()) {
                 assertThat(client.getSecretValue(b -> b.secretId(secretId)).secretString())
-                        .isEqualTo(Files.readString(folder.resolve("tokenization-key"))
+                        .isEqualTo(Files.readString(
+                                        folder.resolve(dev.sluice.local.secrets.SecretsManagerFront.fileName(secretId)))
                                 .strip());
             }
             // page-counts masks nothing: neither its role nor the secret's resource policy lets it read
