@@ -176,14 +176,30 @@ final class UpCommand implements Command {
                     .printf(
                             Locale.ROOT,
                             "  export AWS_SHARED_CREDENTIALS_FILE=%s AWS_CONFIG_FILE=%s%n"
-                                    + "  aws --profile payments-analyst --endpoint-url %s dynamodb scan --table-name payments-by-id%n",
+                                    + "  aws --profile %s-analyst --endpoint-url %s dynamodb scan --table-name %s%n",
                             profileDirectory.resolve("credentials"),
                             profileDirectory.resolve("config"),
-                            aws.dynamoDbEndpoint());
+                            running.isEmpty()
+                                    ? "PIPELINE"
+                                    : running.get(0).resources().definition().pipeline(),
+                            aws.dynamoDbEndpoint(),
+                            running.isEmpty()
+                                            || running.get(0)
+                                                    .resources()
+                                                    .tables()
+                                                    .isEmpty()
+                                    ? "TABLE"
+                                    : running.get(0)
+                                            .resources()
+                                            .tables()
+                                            .values()
+                                            .iterator()
+                                            .next());
         }
-        String firstStream = pipelines.isEmpty()
+        // physical names, as CloudFormation generates them (the definitions' names → these: endpoints.json)
+        String firstStream = running.isEmpty()
                 ? "STREAM"
-                : pipelines.get(0).streams().keySet().iterator().next();
+                : running.get(0).resources().streams().values().iterator().next();
         context.out()
                 .printf(
                         Locale.ROOT,

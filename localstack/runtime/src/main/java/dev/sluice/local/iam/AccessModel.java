@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.local.template.CloudFormationTemplate;
 import dev.sluice.local.template.Intrinsics;
 import dev.sluice.local.template.LocalResource;
+import dev.sluice.local.template.PhysicalNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -539,7 +540,9 @@ public final class AccessModel {
     /** The local stand-in for a resource the local stack does not provision (its name, Ref and ARN). */
     private LocalResource shadow(CloudFormationTemplate.Resource resource) {
         String id = resource.logicalId();
-        String fallback = truncate(stackName + "-" + id, 64);
+        // CloudFormation's name for what the template leaves unnamed: <stack>-<logicalId>-<SUFFIX>
+        String fallback = PhysicalNames.generated(stackName, id, 64);
+        String longFallback = PhysicalNames.generated(stackName, id, 255);
         Map<String, String> attributes = new LinkedHashMap<>();
         String name;
         String ref;
@@ -551,7 +554,7 @@ public final class AccessModel {
                 attributes.put("RoleId", "AROA" + digest(name).substring(0, 17).toUpperCase(Locale.ROOT));
             }
             case "AWS::IAM::ManagedPolicy" -> {
-                name = resource.property("ManagedPolicyName").asText(fallback);
+                name = resource.property("ManagedPolicyName").asText(PhysicalNames.generated(stackName, id, 128));
                 ref = "arn:aws:iam::" + account + ":policy/" + name;
                 attributes.put("PolicyArn", ref);
             }
@@ -567,28 +570,28 @@ public final class AccessModel {
                 ref = name;
             }
             case "AWS::Logs::LogGroup" -> {
-                name = resource.property("LogGroupName").asText("/aws/" + fallback);
+                name = resource.property("LogGroupName").asText(longFallback);
                 ref = name;
                 attributes.put("Arn", "arn:aws:logs:" + region + ":" + account + ":log-group:" + name + ":*");
             }
             case "AWS::SNS::Topic" -> {
-                name = resource.property("TopicName").asText(fallback);
+                name = resource.property("TopicName").asText(longFallback);
                 ref = "arn:aws:sns:" + region + ":" + account + ":" + name;
                 attributes.put("TopicArn", ref);
                 attributes.put("TopicName", name);
             }
             case "AWS::CloudWatch::Dashboard" -> {
-                name = resource.property("DashboardName").asText(fallback);
+                name = resource.property("DashboardName").asText(longFallback);
                 ref = name;
                 attributes.put("Arn", "arn:aws:cloudwatch::" + account + ":dashboard/" + name);
             }
             case "AWS::CloudWatch::Alarm" -> {
-                name = resource.property("AlarmName").asText(fallback);
+                name = resource.property("AlarmName").asText(longFallback);
                 ref = name;
                 attributes.put("Arn", "arn:aws:cloudwatch:" + region + ":" + account + ":alarm:" + name);
             }
             case "AWS::ECS::Cluster" -> {
-                name = resource.property("ClusterName").asText(fallback);
+                name = resource.property("ClusterName").asText(longFallback);
                 ref = name;
                 attributes.put("Arn", "arn:aws:ecs:" + region + ":" + account + ":cluster/" + name);
             }
@@ -600,10 +603,6 @@ public final class AccessModel {
         }
         attributes.putIfAbsent("Arn", ref);
         return new LocalResource(id, resource.type(), name, ref, attributes);
-    }
-
-    private static String truncate(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max);
     }
 
     /** A 20-character access key id in AWS's shape ({@code AKIA} + 16), never 12 digits (kinesis-mock's account). */

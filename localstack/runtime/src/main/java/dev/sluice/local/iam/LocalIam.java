@@ -87,10 +87,24 @@ public final class LocalIam implements Authorizer, AutoCloseable {
      */
     public synchronized void deploy(AccessModel model) {
         checkServiceUses(model);
-        models.put(model.stackName(), model);
+        Map<String, AccessModel> deployed = new LinkedHashMap<>(models);
+        deployed.put(model.stackName(), model);
         Map<String, Principals> keys = new LinkedHashMap<>();
-        models.values()
-                .forEach(m -> m.principals().values().forEach(p -> keys.put(p.accessKeyId(), new Principals(m, p))));
+        Map<String, String> roles = new LinkedHashMap<>();
+        for (AccessModel m : deployed.values()) {
+            for (AccessModel.Principal p : m.principals().values()) {
+                // a key or a role ARN is one stack's principal, never two (the last would silently win)
+                Principals other = keys.put(p.accessKeyId(), new Principals(m, p));
+                String otherStack = roles.put(p.arn(), m.stackName());
+                if (other != null || (otherStack != null && !otherStack.equals(m.stackName()))) {
+                    throw new IllegalStateException(model.stackName() + ": principal " + p.arn()
+                            + " is already a principal of stack "
+                            + (other != null ? other.model().stackName() : otherStack)
+                            + " (two stacks cannot share a role or its keys)");
+                }
+            }
+        }
+        models.put(model.stackName(), model);
         sessionKeys.forEach((session, role) -> {
             Principals principals = keys.get(role);
             if (principals != null) {

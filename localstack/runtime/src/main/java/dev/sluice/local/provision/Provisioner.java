@@ -11,6 +11,7 @@ import dev.sluice.local.esm.MappingConfig;
 import dev.sluice.local.template.CloudFormationTemplate;
 import dev.sluice.local.template.Intrinsics;
 import dev.sluice.local.template.LocalResource;
+import dev.sluice.local.template.PhysicalNames;
 import dev.sluice.local.template.ResourceTypes;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,14 +54,16 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * runs the function they resolve to, as Lambda resolves them) and KCL services (task definition and service, to a {@link
  * KclService}). Every other type must be AWS-only ({@link ResourceTypes}); anything else fails with
  * its type and logical id. {@link #provision} then creates what the plan holds, plus the local-only
- * checkpoint table of the local event-source mappings. Creating what already exists is not an
- * error, so a pipeline can be provisioned again.
+ * checkpoint table of the local event-source mappings. Creating what the same stack already
+ * created is not an error, so a pipeline can be provisioned again.
  *
- * <p>Local physical names come from the resources' {@code sluice:kind}/{@code sluice:name} metadata
- * ({@link ResourceMetadata}): a stream, table or queue keeps its definition's logical name, the lake
- * bucket is {@code sluice-<pipeline>-lake}, the ledger {@code sluice-<pipeline>-lake-ledger}; a
- * resource without metadata is named after its logical id. {@link ResourceNames} makes them unique
- * per test.
+ * <p>Local physical names are the names AWS gives ({@link PhysicalNames}, docs/local-iam.md has the
+ * table): the template's explicit name where it has one, otherwise CloudFormation's generated
+ * {@code <stack>-<logicalId>-<SUFFIX>}; a secret is {@code <logicalId>-<suffix>} and its ARN ends
+ * in six characters of Secrets Manager's. The definitions' logical names map to them through {@link
+ * PipelineResources}. With {@link ResourceNames} (tests sharing one local stack) the stack's name
+ * and every explicit name carry the test's suffix. A name another stack created is refused, as
+ * CloudFormation refuses it ({@code already exists}).
  */
 public final class Provisioner {
 
@@ -146,7 +149,7 @@ public final class Provisioner {
                 aws.region().id(),
                 aws.accountId(),
                 queue -> sqs + "/" + aws.accountId() + "/" + queue);
-        claim(template.stackName(), names, plan);
+        claim(template, names, plan);
         for (StreamSettings stream : plan.streams()) {
             createStream(stream);
         }
@@ -211,6 +214,8 @@ public final class Provisioner {
         private final UnaryOperator<String> queueUrl;
         private final Map<String, LocalResource> locals = new LinkedHashMap<>();
         private final Intrinsics intrinsics;
+        /** The stack's name in the local stack (unique per test with {@link ResourceNames}). */
+        private final String stack;
 
         private final Map<String, String> streams = new LinkedHashMap<>();
         private final Map<String, StreamSettings> streamSettings = new LinkedHashMap<>();
@@ -246,6 +251,7 @@ public final class Provisioner {
             this.region = region;
             this.account = account;
             this.queueUrl = queueUrl;
+            this.stack = names == null ? template.stackName() : names.name(template.stackName());
             this.intrinsics = new Intrinsics(template, locals, region, account);
         }
 
@@ -320,20 +326,16 @@ public final class Provisioner {
             return names == null ? base : names.name(base);
         }
 
-        /** The local base name of a resource, from its metadata, else its logical id. */
-        private String base(CloudFormationTemplate.Resource resource) {
-            String kind = resource.kind().orElse("");
-            String name = resource.name().orElse(null);
-            if (name == null) {
-                return resource.logicalId();
-            }
-            return switch (kind) {
-                case ResourceMetadata.KIND_LAKE_BUCKET -> "sluice-" + name + "-lake";
-                case ResourceMetadata.KIND_LAKE_ACCESS_LOGS -> "sluice-" + name + "-lake-access-logs";
-                case ResourceMetadata.KIND_LAKE_LEDGER -> "sluice-" + name + "-lake-ledger";
-                case ResourceMetadata.KIND_KCL_LEASE_TABLE -> "sluice-" + pipeline.pipeline() + "-" + name + "-leases";
-                default -> name;
-            };
+        /**
+         * The local name of a resource: the template's explicit name (unique per test with {@link
+         * ResourceNames}), else the name CloudFormation generates ({@link PhysicalNames}) from the
+         * stack's name and the logical id.
+         */
+        private String named(CloudFormationTemplate.Resource resource, String property, int maxLength) {
+            JsonNode explicit = resource.property(property);
+            return explicit.isTextual()
+                    ? physical(explicit.asText())
+                    : PhysicalNames.generated(stack, resource.logicalId(), maxLength);
         }
 
         private String where(CloudFormationTemplate.Resource resource) {
@@ -341,10 +343,7 @@ public final class Provisioner {
         }
 
         private void stream(CloudFormationTemplate.Resource resource) {
-            String name = physical(
-                    resource.property("StreamName").isTextual()
-                            ? resource.property("StreamName").asText()
-                            : base(resource));
+            String name = named(resource, "Name", 128);
             String arn = "arn:aws:kinesis:" + region + ":" + account + ":stream/" + name;
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", arn)));
             boolean onDemand = "ON_DEMAND"
@@ -365,10 +364,7 @@ public final class Provisioner {
         }
 
         private void table(CloudFormationTemplate.Resource resource) {
-            String name = physical(
-                    resource.property("TableName").isTextual()
-                            ? resource.property("TableName").asText()
-                            : base(resource));
+            String name = named(resource, "TableName", 255);
             String arn = "arn:aws:dynamodb:" + region + ":" + account + ":table/" + name;
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", arn)));
             tablesToCreate.add(createTableRequest(resource, name));
@@ -462,10 +458,9 @@ public final class Provisioner {
         }
 
         private void bucket(CloudFormationTemplate.Resource resource) {
-            String name = physical(
-                    resource.property("BucketName").isTextual()
-                            ? resource.property("BucketName").asText()
-                            : base(resource));
+            String name = resource.property("BucketName").isTextual()
+                    ? physical(resource.property("BucketName").asText())
+                    : PhysicalNames.generatedLowerCase(stack, resource.logicalId(), 63);
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", "arn:aws:s3:::" + name)));
             buckets.add(name);
             if (ResourceMetadata.KIND_LAKE_BUCKET.equals(resource.kind().orElse(""))) {
@@ -475,12 +470,18 @@ public final class Provisioner {
 
         private void queueName(CloudFormationTemplate.Resource resource) {
             boolean fifo = resource.property("FifoQueue").asBoolean(false);
-            String base = resource.property("QueueName").isTextual()
-                    ? resource.property("QueueName").asText()
-                    : base(resource);
-            String name = names == null
-                    ? (fifo && !base.endsWith(".fifo") ? base + ".fifo" : base)
-                    : (fifo ? names.fifoQueueName(base) : names.name(base));
+            String name;
+            if (resource.property("QueueName").isTextual()) {
+                String base = resource.property("QueueName").asText();
+                name = names == null
+                        ? (fifo && !base.endsWith(".fifo") ? base + ".fifo" : base)
+                        : (fifo ? names.fifoQueueName(base) : names.name(base));
+            } else {
+                // CloudFormation: 80 characters, a FIFO queue's ending in .fifo
+                name = fifo
+                        ? PhysicalNames.generated(stack, resource.logicalId(), 75) + ".fifo"
+                        : PhysicalNames.generated(stack, resource.logicalId(), 80);
+            }
             String url = queueUrl.apply(name);
             String arn = "arn:aws:sqs:" + region + ":" + account + ":" + name;
             locals.put(
@@ -522,34 +523,14 @@ public final class Provisioner {
         private void secret(CloudFormationTemplate.Resource resource) {
             String secret = resource.name().orElse(resource.logicalId());
             String name = resource.property("Name").isTextual()
-                    ? resource.property("Name").asText()
-                    // CloudFormation names an unnamed secret per stack: two stacks never share one
-                    : physical(template.stackName() + "-" + base(resource));
+                    ? physical(resource.property("Name").asText())
+                    // CloudFormation names an unnamed secret after its logical id with a suffix of its own
+                    : PhysicalNames.generatedSecret(stack, resource.logicalId());
             // Secrets Manager ends every secret's ARN with a hyphen and six characters of its own
             String arn = "arn:aws:secretsmanager:" + region + ":" + account + ":secret:" + name + "-"
-                    + secretSuffix(template.stackName() + "/" + resource.logicalId() + "/" + name);
+                    + PhysicalNames.secretArnSuffix(stack + "/" + resource.logicalId() + "/" + name);
             locals.put(resource.logicalId(), local(resource, name, arn, Map.of("Id", arn)));
             secrets.put(secret, arn);
-        }
-
-        /**
-         * The six characters Secrets Manager appends to a secret's ARN: random in AWS, here derived
-         * from the stack, logical id and name, so a local stack's ARNs are the same on every run.
-         */
-        static String secretSuffix(String seed) {
-            String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-            byte[] digest;
-            try {
-                digest = java.security.MessageDigest.getInstance("SHA-256")
-                        .digest(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
-            }
-            StringBuilder out = new StringBuilder(6);
-            for (int i = 0; i < 6; i++) {
-                out.append(alphabet.charAt((digest[i] & 0xff) % alphabet.length()));
-            }
-            return out.toString();
         }
 
         private String stage(CloudFormationTemplate.Resource resource, String kind, JsonNode environment) {
@@ -569,7 +550,7 @@ public final class Provisioner {
                     resource,
                     ResourceMetadata.KIND_FUNCTION,
                     resource.property("Environment").path("Variables"));
-            String name = pipeline.pipeline() + "-" + stage;
+            String name = named(resource, "FunctionName", 64);
             String arn = "arn:aws:lambda:" + region + ":" + account + ":function:" + name;
             locals.put(resource.logicalId(), local(resource, name, name, Map.of("Arn", arn)));
         }
@@ -807,7 +788,12 @@ public final class Provisioner {
         private void taskDefinitionName(CloudFormationTemplate.Resource resource) {
             String stage = stage(resource, ResourceMetadata.KIND_KCL_TASK_DEFINITION, containerEnvironment(resource));
             String arn = "arn:aws:ecs:" + region + ":" + account + ":task-definition/"
-                    + physical("sluice-" + pipeline.pipeline() + "-" + stage) + ":1";
+                    + (resource.property("Family").isTextual()
+                            ? physical(resource.property("Family").asText())
+                            // CloudFormation's family for an unnamed task definition: stack, logical id, suffix
+                            : PhysicalNames.generated(stack, resource.logicalId(), 255)
+                                    .replace("-", ""))
+                    + ":1";
             locals.put(resource.logicalId(), local(resource, stage, arn, Map.of("TaskDefinitionArn", arn)));
         }
 
@@ -863,7 +849,7 @@ public final class Provisioner {
                     kclServices
                             .get(stage)
                             .withWorkers(resource.property("DesiredCount").asInt(1)));
-            String arn = "arn:aws:ecs:" + region + ":" + account + ":service/" + stage;
+            String arn = "arn:aws:ecs:" + region + ":" + account + ":service/" + named(resource, "ServiceName", 255);
             locals.put(resource.logicalId(), local(resource, stage, arn, Map.of("Name", stage, "ServiceArn", arn)));
         }
 
@@ -872,6 +858,17 @@ public final class Provisioner {
             return new LocalResource(resource.logicalId(), resource.type(), name, ref, attributes);
         }
     }
+
+    /** The property that names a resource of a type the local stack does not create. */
+    private static final Map<String, String> NAME_PROPERTIES = Map.of(
+            "AWS::IAM::Role", "RoleName",
+            "AWS::IAM::ManagedPolicy", "ManagedPolicyName",
+            "AWS::Logs::LogGroup", "LogGroupName",
+            "AWS::CloudWatch::Alarm", "AlarmName",
+            "AWS::CloudWatch::Dashboard", "DashboardName",
+            "AWS::KMS::Alias", "AliasName",
+            "AWS::SNS::Topic", "TopicName",
+            "AWS::ECS::Cluster", "ClusterName");
 
     /** The stack that created each named resource of a local stack (type and name → stack). */
     private static final Map<LocalAws, Map<String, String>> OWNERS =
@@ -882,9 +879,24 @@ public final class Provisioner {
      * stack may provision its own resources again, but a name another stack's resource has is refused
      * ({@code Resource of type '...' with identifier '...' already exists}), never shared.
      */
-    private void claim(String stackName, ResourceNames names, Plan plan) {
-        String stack = names == null ? stackName : names.name(stackName);
+    private void claim(CloudFormationTemplate template, ResourceNames names, Plan plan) {
+        String stack = names == null ? template.stackName() : names.name(template.stackName());
         Map<String, String> wanted = new LinkedHashMap<>();
+        plan.resources()
+                .functions()
+                .values()
+                .forEach(f -> wanted.put("AWS::Lambda::Function " + f.functionName(), f.functionName()));
+        // what the local stack does not create but names as the template does (roles, log groups,
+        // alarms, dashboards, key aliases, ...): an explicit name is one stack's too
+        template.resources().values().forEach(resource -> {
+            String property = NAME_PROPERTIES.get(resource.type());
+            if (property != null && resource.property(property).isTextual()) {
+                String name = resource.property(property).asText();
+                // per test ({@link ResourceNames}) the test's suffix keeps them apart, as accounts would
+                String local = names == null ? name : name + "-" + names.suffix();
+                wanted.put(resource.type() + " " + local, local);
+            }
+        });
         plan.streams().forEach(s -> wanted.put("AWS::Kinesis::Stream " + s.name(), s.name()));
         plan.tables().forEach(t -> wanted.put("AWS::DynamoDB::Table " + t.tableName(), t.tableName()));
         plan.buckets().forEach(b -> wanted.put("AWS::S3::Bucket " + b, b));

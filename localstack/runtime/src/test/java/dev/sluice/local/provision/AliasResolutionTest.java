@@ -9,6 +9,7 @@ import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.local.template.CloudFormationTemplate;
+import dev.sluice.local.template.PhysicalNames;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,10 @@ class AliasResolutionTest {
     private static final Path ROOT = Path.of(System.getProperty("sluice.root"));
     private static final ResourceNames NAMES = new ResourceNames("t2");
     private static final String SQS = "http://127.0.0.1:9/000000000000/";
-    private static final String ARN = "arn:aws:lambda:us-east-1:000000000000:function:payments-validate";
+    /** CloudFormation's name for the unnamed function {@code Fn1} of stack {@code sluice-test} (per test). */
+    private static final String FUNCTION = PhysicalNames.generated(NAMES.name("sluice-test"), "Fn1", 64);
+
+    private static final String ARN = "arn:aws:lambda:us-east-1:000000000000:function:" + FUNCTION;
 
     private static PipelineDefinition payments() {
         return new DefinitionLoader(SchemaCatalog.fromDirectory(ROOT.resolve("schemas"), new ObjectMapper()))
@@ -53,10 +57,21 @@ class AliasResolutionTest {
     private static final String VERSION = "{\"Fn::GetAtt\": [\"Fn1Version\", \"Version\"]}";
 
     @Test
+    void anUnnamedFunctionIsNamedAsCloudFormationNamesIt() {
+        assertThat(FUNCTION).matches("sluice-test-t2-Fn1-[A-Z0-9]{12}");
+        assertThat(plan(VERSION, "{\"Ref\": \"Fn1\"}")
+                        .resources()
+                        .functions()
+                        .get("validate")
+                        .functionName())
+                .isEqualTo(FUNCTION);
+    }
+
+    @Test
     void aMappingOnTheAliasArnRunsTheAliasedFunction() {
         Provisioner.Plan plan = plan(VERSION, "{\"Ref\": \"Fn1Alias\"}");
         assertThat(plan.resources().mappings()).containsKey("validate");
-        assertThat(plan.resources().mappings().get("validate").functionName()).isEqualTo("payments-validate");
+        assertThat(plan.resources().mappings().get("validate").functionName()).isEqualTo(FUNCTION);
         assertThat(plan.resources().provisioned().get("Fn1Alias").ref()).isEqualTo(ARN + ":live");
         assertThat(plan.resources().provisioned().get("Fn1Version").ref()).isEqualTo(ARN + ":1");
     }
@@ -65,10 +80,10 @@ class AliasResolutionTest {
     void aMappingOnTheQualifiedNameOrTheVersionArnRunsTheFunction() {
         // the form the CDK writes by default: the function's name, a colon and the alias's name
         Provisioner.Plan byName = plan(VERSION, "{\"Fn::Join\": [\"\", [{\"Ref\": \"Fn1\"}, \":live\"]]}");
-        assertThat(byName.resources().mappings().get("validate").functionName()).isEqualTo("payments-validate");
+        assertThat(byName.resources().mappings().get("validate").functionName()).isEqualTo(FUNCTION);
         Provisioner.Plan byVersion = plan(VERSION, "{\"Ref\": \"Fn1Version\"}");
         assertThat(byVersion.resources().mappings().get("validate").functionName())
-                .isEqualTo("payments-validate");
+                .isEqualTo(FUNCTION);
     }
 
     @Test
@@ -77,10 +92,10 @@ class AliasResolutionTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Esm1")
                 .hasMessageContaining("has no alias canary");
-        assertThatThrownBy(() -> plan(VERSION, "\"payments-validate:7\""))
+        assertThatThrownBy(() -> plan(VERSION, "\"" + FUNCTION + ":7\""))
                 .hasMessageContaining("has no published version 7");
-        assertThatThrownBy(() ->
-                        plan(VERSION, "\"arn:aws:lambda:eu-west-1:000000000000:function:payments-validate:live\""))
+        assertThatThrownBy(
+                        () -> plan(VERSION, "\"arn:aws:lambda:eu-west-1:000000000000:function:" + FUNCTION + ":live\""))
                 .hasMessageContaining("another region or account");
     }
 
@@ -89,6 +104,6 @@ class AliasResolutionTest {
         assertThatThrownBy(() -> plan("\"3\"", "{\"Ref\": \"Fn1Alias\"}"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Fn1Alias")
-                .hasMessageContaining("version 3 of function payments-validate is not published");
+                .hasMessageContaining("version 3 of function " + FUNCTION + " is not published");
     }
 }

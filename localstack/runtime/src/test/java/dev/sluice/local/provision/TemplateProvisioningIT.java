@@ -78,7 +78,18 @@ class TemplateProvisioningIT {
 
             assertThat(aws.s3().listBuckets().buckets())
                     .extracting(b -> b.name())
-                    .contains(resources.bucket(), names.name("sluice-clickstream-lake-access-logs"));
+                    .contains(resources.bucket())
+                    // the lake and its access-log bucket, under the names CloudFormation gives them
+                    .containsAll(resources.provisioned().values().stream()
+                            .filter(r -> r.type().equals("AWS::S3::Bucket"))
+                            .map(r -> r.name())
+                            .toList())
+                    .allMatch(b ->
+                            !b.startsWith(names.name(resources.stackName()) + "-") || b.matches("[a-z0-9-]{3,63}"));
+            assertThat(resources.provisioned().values().stream()
+                            .filter(r -> r.type().equals("AWS::S3::Bucket"))
+                            .count())
+                    .isEqualTo(2);
 
             // the queue ARN the plan resolved references (on-failure destinations, redrive) to is
             // the one ElasticMQ reports (it takes MessageRetentionPeriod but does not report it back;

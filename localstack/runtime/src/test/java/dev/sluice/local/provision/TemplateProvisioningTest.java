@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.cdk.ResourceMetadata;
 import dev.sluice.core.definition.BatchingDefinition;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
@@ -14,6 +15,7 @@ import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.local.esm.MappingConfig;
 import dev.sluice.local.template.CloudFormationTemplate;
+import dev.sluice.local.template.PhysicalNames;
 import dev.sluice.local.template.ResourceTypes;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,6 +58,31 @@ class TemplateProvisioningTest {
                 "us-east-1",
                 "000000000000",
                 queue -> SQS + queue);
+    }
+
+    /**
+     * The local name of the pipeline's resource of this {@code sluice:kind} and {@code sluice:name}:
+     * its explicit name in the template (with the test's suffix), else the name CloudFormation gives
+     * it: stack (per test), logical id, twelve characters.
+     */
+    private static String generated(PipelineDefinition pipeline, String kind, String name, int maxLength) {
+        CloudFormationTemplate template = CloudFormationTemplate.synthesize(pipeline);
+        CloudFormationTemplate.Resource resource = template.resources().values().stream()
+                .filter(r ->
+                        r.kind().orElse("").equals(kind) && r.name().orElse("").equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in " + template.stackName()));
+        for (String property : List.of("Name", "TableName", "BucketName", "QueueName", "FunctionName")) {
+            if (resource.property(property).isTextual()) {
+                return NAMES.name(resource.property(property).asText());
+            }
+        }
+        String generated = PhysicalNames.generated(NAMES.name(template.stackName()), resource.logicalId(), maxLength);
+        assertThat(generated)
+                .startsWith(NAMES.name(template.stackName()) + "-" + resource.logicalId() + "-")
+                .matches(".*-[A-Z0-9]{12}")
+                .hasSizeLessThanOrEqualTo(maxLength);
+        return generated;
     }
 
     @Test
@@ -134,18 +161,27 @@ class TemplateProvisioningTest {
         PipelineDefinition payments = pipeline("payments");
         PipelineResources resources = plan(payments).resources();
 
-        assertThat(resources.streams()).containsEntry("payments-raw", NAMES.name("payments-raw"));
+        // unnamed in the template: named as CloudFormation names them, <stack>-<logicalId>-<SUFFIX>
+        assertThat(resources.streams())
+                .containsEntry("payments-raw", generated(payments, ResourceMetadata.KIND_STREAM, "payments-raw", 128));
         assertThat(resources.tables())
-                .containsEntry("payments-by-id", NAMES.name("payments-by-id"))
+                .containsEntry(
+                        "payments-by-id", generated(payments, ResourceMetadata.KIND_TABLE, "payments-by-id", 255))
                 .containsKey("spend-per-currency-hourly");
-        assertThat(resources.bucket()).isEqualTo(NAMES.name("sluice-payments-lake"));
-        assertThat(resources.ledgerTable()).isEqualTo(NAMES.name("sluice-payments-lake-ledger"));
-        assertThat(resources.queueUrls()).containsEntry("payments-dlq", SQS + NAMES.name("payments-dlq"));
+        assertThat(resources.bucket())
+                .isEqualTo(generated(payments, ResourceMetadata.KIND_LAKE_BUCKET, "payments", 63)
+                        .toLowerCase(java.util.Locale.ROOT));
+        assertThat(resources.ledgerTable())
+                .isEqualTo(generated(payments, ResourceMetadata.KIND_LAKE_LEDGER, "payments", 255));
+        assertThat(resources.queueUrls())
+                .containsEntry(
+                        "payments-dlq", SQS + generated(payments, ResourceMetadata.KIND_QUEUE, "payments-dlq", 80));
         assertThat(resources.checkpointTable()).isEqualTo(NAMES.name(Provisioner.CHECKPOINT_TABLE));
 
         FunctionSpec function = resources.functions().get("validate");
         assertThat(function.handler()).isEqualTo(payments.stage("validate").handler() + "::handleRequest");
-        assertThat(function.functionName()).isEqualTo("payments-validate");
+        assertThat(function.functionName())
+                .isEqualTo(generated(payments, ResourceMetadata.KIND_FUNCTION, "validate", 64));
         Map<String, String> env = resources.functionEnvironment("validate");
         assertThat(env)
                 .containsEntry(EnvironmentNames.PIPELINE, "payments")
@@ -164,8 +200,7 @@ class TemplateProvisioningTest {
         // a name of its stack's, and the six characters Secrets Manager appends to every ARN
         assertThat(env.get(EnvironmentNames.secretId("tokenization-key")))
                 .matches("arn:aws:secretsmanager:us-east-1:000000000000:secret:"
-                        + java.util.regex.Pattern.quote(NAMES.name(resources.stackName() + "-tokenization-key"))
-                        + "-[A-Za-z0-9]{6}");
+                        + "SecretTokenizationKey[0-9A-F]{8}-[A-Za-z0-9]{12}-[A-Za-z0-9]{6}");
         assertThat(resources.secrets()).containsOnlyKeys("tokenization-key");
         assertThat(env.values()).noneMatch(v -> v.contains("Fn::") || v.contains("\"Ref\""));
     }
@@ -179,7 +214,8 @@ class TemplateProvisioningTest {
         FailureDefinition failure = stage.failure();
 
         MappingConfig mapping = resources.mappings().get("validate");
-        assertThat(mapping.functionName()).isEqualTo("payments-validate");
+        assertThat(mapping.functionName())
+                .isEqualTo(resources.functions().get("validate").functionName());
         assertThat(mapping.streamName()).isEqualTo(resources.streams().get("payments-raw"));
         assertThat(mapping.batchSize()).isEqualTo(batching.batchSize());
         assertThat(mapping.batchingWindow()).isEqualTo(Duration.ofSeconds(batching.batchingWindowSeconds()));
@@ -208,13 +244,15 @@ class TemplateProvisioningTest {
 
         assertThat(plan.buckets())
                 .containsExactlyInAnyOrder(
-                        NAMES.name("sluice-payments-lake"), NAMES.name("sluice-payments-lake-access-logs"));
+                        plan.resources().bucket(),
+                        generated(payments, ResourceMetadata.KIND_LAKE_ACCESS_LOGS, "payments", 63)
+                                .toLowerCase(java.util.Locale.ROOT));
         assertThat(plan.tables())
                 .extracting(CreateTableRequest::tableName)
                 .containsExactlyInAnyOrder(
-                        NAMES.name("payments-by-id"),
-                        NAMES.name("spend-per-currency-hourly"),
-                        NAMES.name("sluice-payments-lake-ledger"));
+                        generated(payments, ResourceMetadata.KIND_TABLE, "payments-by-id", 255),
+                        generated(payments, ResourceMetadata.KIND_TABLE, "spend-per-currency-hourly", 255),
+                        generated(payments, ResourceMetadata.KIND_LAKE_LEDGER, "payments", 255));
         assertThat(plan.tables())
                 .allSatisfy(
                         t -> assertThat(t.keySchema().get(0).attributeName()).isEqualTo("pk"));
@@ -237,7 +275,7 @@ class TemplateProvisioningTest {
         assertThat(resources.mappings()).containsOnlyKeys("mask-and-rekey");
         KclService service = resources.kclServices().get("page-counts");
         assertThat(service.workers()).isEqualTo(2);
-        String leaseTable = NAMES.name("sluice-clickstream-page-counts-leases");
+        String leaseTable = generated(clickstream, ResourceMetadata.KIND_KCL_LEASE_TABLE, "page-counts", 255);
         assertThat(resources.functionEnvironment("page-counts"))
                 .isEqualTo(service.environment())
                 .containsEntry(EnvironmentNames.STAGE, "page-counts")
@@ -284,11 +322,14 @@ class TemplateProvisioningTest {
                 Provisioner.plan(pipeline("payments"), template, NAMES, "us-east-1", "000000000000", q -> SQS + q);
         assertThat(plan.queues())
                 .extracting(Provisioner.QueueSpec::name)
-                .containsExactly(NAMES.name("Dlq1"), NAMES.name("Work1"));
+                .containsExactly(
+                        PhysicalNames.generated(NAMES.name("sluice-test"), "Dlq1", 80),
+                        PhysicalNames.generated(NAMES.name("sluice-test"), "Work1", 80));
         Map<QueueAttributeName, String> work = plan.queues().get(1).attributes();
         assertThat(work).containsEntry(QueueAttributeName.VISIBILITY_TIMEOUT, "90");
         assertThat(work.get(QueueAttributeName.REDRIVE_POLICY))
-                .contains("\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:000000000000:" + NAMES.name("Dlq1") + "\"")
+                .contains("\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:000000000000:"
+                        + PhysicalNames.generated(NAMES.name("sluice-test"), "Dlq1", 80) + "\"")
                 .contains("\"maxReceiveCount\":4");
     }
 

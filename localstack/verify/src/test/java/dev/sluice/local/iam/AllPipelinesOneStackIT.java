@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -162,33 +164,78 @@ class AllPipelinesOneStackIT {
         }
     }
 
-    @Test
-    void aTemplateNamingAResourceLikeAnotherStacksFailsToDeployWithOneLine(LocalAws aws, ResourceNames names)
-            throws IOException {
+    /** The template with its first resource of {@code type} named {@code name} explicitly. */
+    private static CloudFormationTemplate named(
+            CloudFormationTemplate template, String type, String property, String name) {
+        Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
+        CloudFormationTemplate.Resource resource = resources.values().stream()
+                .filter(r -> r.type().equals(type))
+                .findFirst()
+                .orElseThrow();
+        ObjectNode properties = resource.properties().deepCopy();
+        properties.put(property, name);
+        resources.put(
+                resource.logicalId(),
+                new CloudFormationTemplate.Resource(
+                        resource.logicalId(), resource.type(), properties, resource.metadata()));
+        return new CloudFormationTemplate(template.stackName(), resources);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "AWS::SQS::Queue, QueueName",
+        "AWS::DynamoDB::Table, TableName",
+        "AWS::Kinesis::Stream, Name",
+        "AWS::S3::Bucket, BucketName",
+        "AWS::IAM::Role, RoleName"
+    })
+    void aTemplateNamingAResourceLikeAnotherStacksFailsToDeployWithOneLine(
+            String type, String property, LocalAws aws, ResourceNames names) throws IOException {
         PipelineDefinition payments = pipeline("payments");
         PipelineDefinition clickstream = pipeline("clickstream");
-        try (LocalPipeline first = LocalPipeline.provision(aws, payments, names, ROOT)) {
-            String taken = first.resources().queueUrls().keySet().iterator().next();
-            CloudFormationTemplate template = CloudFormationTemplate.synthesize(clickstream);
-            Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
-            CloudFormationTemplate.Resource queue = resources.values().stream()
-                    .filter(r -> r.type().equals("AWS::SQS::Queue"))
-                    .findFirst()
-                    .orElseThrow();
-            ObjectNode properties = queue.properties().deepCopy();
-            properties.put("QueueName", taken);
-            resources.put(
-                    queue.logicalId(),
-                    new CloudFormationTemplate.Resource(queue.logicalId(), queue.type(), properties, queue.metadata()));
-            CloudFormationTemplate renamed = new CloudFormationTemplate(template.stackName(), resources);
+        String shared = "shared-" + property.toLowerCase(java.util.Locale.ROOT);
+        CloudFormationTemplate first = named(CloudFormationTemplate.synthesize(payments), type, property, shared);
+        CloudFormationTemplate second = named(CloudFormationTemplate.synthesize(clickstream), type, property, shared);
+        new Provisioner(aws).provision(payments, first, names);
+        // the same stack may provision its own resources again
+        new Provisioner(aws).provision(payments, first, names);
 
-            assertThatThrownBy(() -> new Provisioner(aws).provision(clickstream, renamed, names))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("Resource of type 'AWS::SQS::Queue' with identifier '" + names.name(taken)
-                            + "' already exists")
-                    .hasMessageContaining(
-                            "stack " + names.name(first.resources().stackName()) + " created it")
-                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThatThrownBy(() -> new Provisioner(aws).provision(clickstream, second, names))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith(names.name(second.stackName()) + ": ")
+                .hasMessageContaining("Resource of type '" + type + "' with identifier '")
+                .hasMessageContaining(shared)
+                .hasMessageContaining("' already exists")
+                .hasMessageContaining("stack " + names.name(first.stackName()) + " created it")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void unnamedResourcesOfTwoStacksNeverShareANameOrArn(LocalAws aws, ResourceNames names) throws IOException {
+        List<Provisioner.Plan> plans = new ArrayList<>();
+        for (PipelineDefinition pipeline : pipelines()) {
+            plans.add(Provisioner.plan(
+                    pipeline,
+                    CloudFormationTemplate.synthesize(pipeline),
+                    names,
+                    aws.region().id(),
+                    aws.accountId(),
+                    queue -> "http://127.0.0.1:9/" + aws.accountId() + "/" + queue));
         }
+        Map<String, String> owner = new LinkedHashMap<>();
+        for (Provisioner.Plan plan : plans) {
+            String stack = plan.resources().stackName();
+            plan.resources().provisioned().values().forEach(local -> {
+                for (String id : List.of(local.name(), local.attributes().getOrDefault("Arn", local.ref()))) {
+                    String previous = owner.putIfAbsent(local.type() + " " + id, stack);
+                    assertThat(previous)
+                            .as("%s %s of %s is also %s's", local.type(), id, stack, previous)
+                            .satisfiesAnyOf(
+                                    p -> assertThat(p).isNull(),
+                                    p -> assertThat(p).isEqualTo(stack));
+                }
+            });
+        }
+        assertThat(owner).hasSizeGreaterThan(20);
     }
 }
