@@ -272,7 +272,12 @@ public final class AccessGate implements AutoCloseable {
             Decision decision = control.authorize(request, region, call);
             KinesisLimitGate kinesisLimits = this.limits;
             SqsLimitGate sqsLimitGate = this.sqsLimits;
-            if (decision instanceof Decision.Allowed && kinesisLimits != null) {
+            if (decision instanceof Decision.Allowed
+                    && service == AwsService.KINESIS
+                    && call.operation().equals("SubscribeToShard")) {
+                // an event stream of up to five minutes: streamed as it comes, not buffered
+                forwardStreaming(exchange, request);
+            } else if (decision instanceof Decision.Allowed && kinesisLimits != null) {
                 kinesisLimits.handle(exchange, request, call, this);
             } else if (decision instanceof Decision.Allowed && sqsLimitGate != null) {
                 sqsLimitGate.handle(exchange, request, call, this);
@@ -315,6 +320,51 @@ public final class AccessGate implements AutoCloseable {
         }
         reply(exchange, request, response);
         return response;
+    }
+
+    /**
+     * Forwards a request unchanged and streams the emulator's answer to the caller as it arrives
+     * (chunked): SubscribeToShard's event stream, which lasts up to five minutes.
+     */
+    private void forwardStreaming(HttpExchange exchange, GateRequest request) throws IOException {
+        int port = backendPort;
+        if (port < 0) {
+            reply(exchange, request, null);
+            return;
+        }
+        HttpUriRequestBase forwarded = new HttpUriRequestBase(
+                request.method(),
+                URI.create("http://127.0.0.1:" + port + request.rawPath()
+                        + (request.rawQuery() == null ? "" : "?" + request.rawQuery())));
+        exchange.getRequestHeaders().forEach((name, values) -> {
+            if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
+                values.forEach(value -> forwarded.addHeader(name, value));
+            }
+        });
+        forwarded.setEntity(new ByteArrayEntity(request.body(), null));
+        try (org.apache.hc.core5.http.ClassicHttpResponse answer = client.executeOpen(null, forwarded, null)) {
+            Headers out = exchange.getResponseHeaders();
+            for (Header header : answer.getHeaders()) {
+                String lower = header.getName().toLowerCase(Locale.ROOT);
+                if (!HOP_BY_HOP.contains(lower) && !lower.equals("date")) {
+                    out.add(header.getName(), header.getValue());
+                }
+            }
+            exchange.sendResponseHeaders(answer.getCode(), 0);
+            HttpEntity entity = answer.getEntity();
+            try (OutputStream os = exchange.getResponseBody()) {
+                if (entity != null) {
+                    try (InputStream in = entity.getContent()) {
+                        byte[] buffer = new byte[16 * 1024];
+                        int read;
+                        while ((read = in.read(buffer)) >= 0) {
+                            os.write(buffer, 0, read);
+                            os.flush();
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /**
