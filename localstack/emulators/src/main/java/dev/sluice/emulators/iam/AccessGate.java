@@ -269,7 +269,7 @@ public final class AccessGate implements AutoCloseable {
                         "held: " + service + " " + call.operation() + " dropped unanswered (never released)");
             }
             delay(call);
-            Decision decision = control.authorize(request, region, call);
+            Decision decision = control.authorize(signed(exchange, request), region, call);
             KinesisLimitGate kinesisLimits = this.limits;
             SqsLimitGate sqsLimitGate = this.sqsLimits;
             if (decision instanceof Decision.Allowed
@@ -295,6 +295,24 @@ public final class AccessGate implements AutoCloseable {
             LOG.debug("{} gate: request failed", service, e);
             throw e;
         }
+    }
+
+    /**
+     * The request as its signature covers it: a header sent on several lines is one canonical header
+     * of its values joined by commas, in order (the SDK's S3 client sends {@code Content-Encoding:
+     * gzip} and {@code Content-Encoding: aws-chunked}).
+     */
+    static GateRequest signed(HttpExchange exchange, GateRequest request) {
+        Map<String, String> joined = new LinkedHashMap<>();
+        boolean multiple = false;
+        for (Map.Entry<String, java.util.List<String>> header :
+                exchange.getRequestHeaders().entrySet()) {
+            multiple |= header.getValue().size() > 1;
+            joined.put(header.getKey(), String.join(",", header.getValue()));
+        }
+        return multiple
+                ? new GateRequest(request.method(), request.rawPath(), request.rawQuery(), joined, request.body())
+                : request;
     }
 
     private void delay(ServiceCall call) {

@@ -96,10 +96,20 @@ class SignatureVerificationIT {
                         .getObjectAsBytes(r -> r.bucket(bucket).key("a/b c.json"))
                         .asUtf8String())
                 .isEqualTo("{\"a\":1}");
+        // as the lake sink puts: Content-Encoding gzip, which the SDK sends beside aws-chunked on two lines
+        aws.s3(PERSONA)
+                .putObject(
+                        r -> r.bucket(bucket)
+                                .key("a/dt=2026-12-06/part.gz")
+                                .ifNoneMatch("*")
+                                .contentEncoding("gzip")
+                                .contentType("application/x-ndjson")
+                                .metadata(java.util.Map.of("record-count", "1")),
+                        RequestBody.fromBytes(new byte[] {31, -117, 8, 0}));
         assertThat(aws.s3(PERSONA)
                         .listObjectsV2(r -> r.bucket(bucket).prefix("a/"))
                         .keyCount())
-                .isEqualTo(1);
+                .isEqualTo(2);
     }
 
     // ---- a wrong secret, through the SDK clients -----------------------------------------------

@@ -100,7 +100,8 @@ public final class SecretsManagerFront implements AutoCloseable {
                 body = in.readAllBytes();
             }
             Map<String, String> headers = new LinkedHashMap<>();
-            exchange.getRequestHeaders().forEach((name, values) -> headers.put(name, values.get(0)));
+            // a header sent on several lines is one canonical header, its values joined, as signed
+            exchange.getRequestHeaders().forEach((name, values) -> headers.put(name, String.join(",", values)));
             GateRequest request = new GateRequest(
                     exchange.getRequestMethod(),
                     exchange.getRequestURI().getRawPath(),
