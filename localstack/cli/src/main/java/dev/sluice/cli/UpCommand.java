@@ -150,8 +150,8 @@ final class UpCommand implements Command {
             }
         }
         try {
-            Files.createDirectories(file.getParent());
-            Files.writeString(
+            // it holds the administrator's secret key: rw------- from its creation
+            dev.sluice.emulators.PrivateFiles.write(
                     file,
                     context.mapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(endpoints) + "\n");
         } catch (IOException e) {

@@ -123,8 +123,10 @@ public final class LocalAws implements AutoCloseable {
     private volatile S3Client s3;
     private volatile SqsClient sqs;
     private volatile long stackStartupMillis;
+    /** Verifies every request's signature, then authorizes it (see docs/local-iam.md). */
     private final dev.sluice.emulators.iam.AccessControl accessControl =
-            new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID);
+            new dev.sluice.emulators.iam.AccessControl(ACCESS_KEY_ID, SECRET_ACCESS_KEY, java.time.Clock.systemUTC());
+
     private final Map<Emulator, dev.sluice.emulators.iam.AccessGate> gates =
             Collections.synchronizedMap(new EnumMap<>(Emulator.class));
 

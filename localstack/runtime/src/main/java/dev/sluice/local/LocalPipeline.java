@@ -81,8 +81,9 @@ public final class LocalPipeline implements AutoCloseable {
         this.secrets = LocalSecrets.ensure(
                 aws.options().logDirectory().map(Path::getParent).orElse(null), secretFiles.values());
         // the stages read their secrets as in AWS, through Secrets Manager's API (authorized)
-        this.secretsFront =
-                secretFiles.isEmpty() ? null : new SecretsManagerFront(aws.accessControl(), secretFiles, secrets);
+        this.secretsFront = secretFiles.isEmpty()
+                ? null
+                : new SecretsManagerFront(aws.accessControl(), aws.region().id(), secretFiles, secrets);
         this.metrics = aws.options()
                 .logDirectory()
                 .map(logs -> logs.resolveSibling("metrics"))

@@ -116,7 +116,12 @@ public class KclWorker {
         AwsClients clients = new AwsClients(env);
 
         boolean fanOut = settings.retrieval() == KclSettings.Retrieval.FAN_OUT;
-        SdkAsyncHttpClient http = http(fanOut);
+        // HTTP/2 (ALPN over TLS) for enhanced fan-out, as SubscribeToShard needs in AWS; a plain-HTTP
+        // endpoint (a local one) speaks HTTP/1.1, over which SubscribeToShard's event stream works too
+        boolean tls = settings.kinesisEndpoint()
+                .map(endpoint -> "https".equalsIgnoreCase(endpoint.getScheme()))
+                .orElse(true);
+        SdkAsyncHttpClient http = http(fanOut && tls);
         KinesisAsyncClientBuilder kinesisBuilder = configure(KinesisAsyncClient.builder(), clients, "KINESIS", http);
         settings.kinesisEndpoint().ifPresent(kinesisBuilder::endpointOverride);
         KinesisAsyncClient kinesis = kinesisBuilder.build();

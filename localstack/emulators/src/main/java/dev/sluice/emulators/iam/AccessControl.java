@@ -21,6 +21,8 @@ public final class AccessControl {
     private static final int KEPT = 1000;
 
     private final String adminKeyId;
+    private final String adminSecret;
+    private final SignatureVerifier signatures;
     private volatile Authorizer authorizer;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong denied = new AtomicLong();
@@ -39,11 +41,75 @@ public final class AccessControl {
     /** The longest a black-holed request is held before its connection is dropped. */
     public static final java.time.Duration BLACK_HOLE = java.time.Duration.ofMinutes(5);
 
+    /**
+     * Access control that takes a request's identity from its access key id alone and does not
+     * verify signatures: for tests of the request mapping only. The local stack uses {@link
+     * #AccessControl(String, String, java.time.Clock)}.
+     */
     public AccessControl(String adminKeyId) {
         this.adminKeyId = adminKeyId;
+        this.adminSecret = null;
+        this.signatures = null;
         this.authorizer = adminOnly(adminKeyId);
     }
 
+    /**
+     * Access control that verifies every request's SigV4 signature ({@link SignatureVerifier}) with
+     * the secret of its access key id — the administrator's, or the one the authorizer knows ({@link
+     * Authorizer#secretAccessKey}) — before it authorizes it.
+     */
+    public AccessControl(String adminKeyId, String adminSecret, java.time.Clock clock) {
+        this.adminKeyId = adminKeyId;
+        this.adminSecret = Objects.requireNonNull(adminSecret, "adminSecret");
+        this.signatures = new SignatureVerifier(clock);
+        this.authorizer = adminOnly(adminKeyId);
+    }
+
+    /** Whether the gates verify signatures before they authorize. */
+    public boolean verifiesSignatures() {
+        return signatures != null;
+    }
+
+    /** The secret of an access key: the administrator's, or the authorizer's; null when unknown. */
+    private String secretOf(String accessKeyId) {
+        if (adminKeyId.equals(accessKeyId)) {
+            return adminSecret;
+        }
+        return authorizer.secretAccessKey(accessKeyId);
+    }
+
+    /**
+     * Verifies the request's signature (when this control verifies signatures), then authorizes the
+     * call as the access key it was signed with; a refused signature is counted and logged as a
+     * denial.
+     *
+     * @param region the region the signature's scope must name
+     */
+    public Decision authorize(GateRequest request, String region, ServiceCall call) {
+        Decision refused = verify(request, region, call);
+        return refused != null ? refused : authorize(request.accessKeyId(), call);
+    }
+
+    /**
+     * Verifies the request's signature only (when this control verifies signatures): null when it
+     * is valid, else the refusal, counted and logged as a denial.
+     */
+    public Decision verify(GateRequest request, String region, ServiceCall call) {
+        if (signatures == null) {
+            return null;
+        }
+        SignatureVerifier.Result result = signatures.verify(request, call.service(), region, this::secretOf);
+        if (result.valid()) {
+            return null;
+        }
+        Decision refused = result.failure() == SignatureVerifier.Failure.MISSING
+                ? new Decision.UnknownKey(null)
+                : result.failure() == SignatureVerifier.Failure.UNKNOWN_KEY
+                        ? new Decision.UnknownKey(result.accessKeyId())
+                        : new Decision.BadSignature(result.accessKeyId(), result.failure(), result.message());
+        requests.incrementAndGet();
+        return refused(refused, call);
+    }
     /** Allows everything to the given key, knows no other. */
     public static Authorizer adminOnly(String adminKeyId) {
         return (key, call) -> adminKeyId.equals(key) ? Decision.ALLOWED : new Decision.UnknownKey(key);
@@ -293,7 +359,11 @@ public final class AccessControl {
                     "the local policy evaluator failed: " + e.getMessage(),
                     false);
         }
-        if (!(decision instanceof Decision.Allowed)) {
+        return decision instanceof Decision.Allowed ? decision : refused(decision, call);
+    }
+
+    private Decision refused(Decision decision, ServiceCall call) {
+        {
             denied.incrementAndGet();
             if (decision instanceof Decision.Denied d) {
                 LOG.warn(
@@ -307,6 +377,13 @@ public final class AccessControl {
                         "AccessDenied principal=unknown access_key_id={} action={} reason=\"unrecognized access key\"",
                         u.accessKeyId(),
                         call.service().action(call.operation()));
+            } else if (decision instanceof Decision.BadSignature b) {
+                LOG.warn(
+                        "AccessDenied principal=unknown access_key_id={} action={} reason=\"signature refused: {}: {}\"",
+                        b.accessKeyId(),
+                        call.service().action(call.operation()),
+                        b.failure(),
+                        b.message());
             }
             synchronized (recent) {
                 if (recent.size() == KEPT) {

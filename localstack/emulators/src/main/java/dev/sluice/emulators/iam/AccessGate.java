@@ -269,10 +269,15 @@ public final class AccessGate implements AutoCloseable {
                         "held: " + service + " " + call.operation() + " dropped unanswered (never released)");
             }
             delay(call);
-            Decision decision = control.authorize(request.accessKeyId(), call);
+            Decision decision = control.authorize(signed(exchange, request), region, call);
             KinesisLimitGate kinesisLimits = this.limits;
             SqsLimitGate sqsLimitGate = this.sqsLimits;
-            if (decision instanceof Decision.Allowed && kinesisLimits != null) {
+            if (decision instanceof Decision.Allowed
+                    && service == AwsService.KINESIS
+                    && call.operation().equals("SubscribeToShard")) {
+                // an event stream of up to five minutes: streamed as it comes, not buffered
+                forwardStreaming(exchange, request);
+            } else if (decision instanceof Decision.Allowed && kinesisLimits != null) {
                 kinesisLimits.handle(exchange, request, call, this);
             } else if (decision instanceof Decision.Allowed && sqsLimitGate != null) {
                 sqsLimitGate.handle(exchange, request, call, this);
@@ -290,6 +295,24 @@ public final class AccessGate implements AutoCloseable {
             LOG.debug("{} gate: request failed", service, e);
             throw e;
         }
+    }
+
+    /**
+     * The request as its signature covers it: a header sent on several lines is one canonical header
+     * of its values joined by commas, in order (the SDK's S3 client sends {@code Content-Encoding:
+     * gzip} and {@code Content-Encoding: aws-chunked}).
+     */
+    static GateRequest signed(HttpExchange exchange, GateRequest request) {
+        Map<String, String> joined = new LinkedHashMap<>();
+        boolean multiple = false;
+        for (Map.Entry<String, java.util.List<String>> header :
+                exchange.getRequestHeaders().entrySet()) {
+            multiple |= header.getValue().size() > 1;
+            joined.put(header.getKey(), String.join(",", header.getValue()));
+        }
+        return multiple
+                ? new GateRequest(request.method(), request.rawPath(), request.rawQuery(), joined, request.body())
+                : request;
     }
 
     private void delay(ServiceCall call) {
@@ -315,6 +338,51 @@ public final class AccessGate implements AutoCloseable {
         }
         reply(exchange, request, response);
         return response;
+    }
+
+    /**
+     * Forwards a request unchanged and streams the emulator's answer to the caller as it arrives
+     * (chunked): SubscribeToShard's event stream, which lasts up to five minutes.
+     */
+    private void forwardStreaming(HttpExchange exchange, GateRequest request) throws IOException {
+        int port = backendPort;
+        if (port < 0) {
+            reply(exchange, request, null);
+            return;
+        }
+        HttpUriRequestBase forwarded = new HttpUriRequestBase(
+                request.method(),
+                URI.create("http://127.0.0.1:" + port + request.rawPath()
+                        + (request.rawQuery() == null ? "" : "?" + request.rawQuery())));
+        exchange.getRequestHeaders().forEach((name, values) -> {
+            if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
+                values.forEach(value -> forwarded.addHeader(name, value));
+            }
+        });
+        forwarded.setEntity(new ByteArrayEntity(request.body(), null));
+        try (org.apache.hc.core5.http.ClassicHttpResponse answer = client.executeOpen(null, forwarded, null)) {
+            Headers out = exchange.getResponseHeaders();
+            for (Header header : answer.getHeaders()) {
+                String lower = header.getName().toLowerCase(Locale.ROOT);
+                if (!HOP_BY_HOP.contains(lower) && !lower.equals("date")) {
+                    out.add(header.getName(), header.getValue());
+                }
+            }
+            exchange.sendResponseHeaders(answer.getCode(), 0);
+            HttpEntity entity = answer.getEntity();
+            try (OutputStream os = exchange.getResponseBody()) {
+                if (entity != null) {
+                    try (InputStream in = entity.getContent()) {
+                        byte[] buffer = new byte[16 * 1024];
+                        int read;
+                        while ((read = in.read(buffer)) >= 0) {
+                            os.write(buffer, 0, read);
+                            os.flush();
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -525,7 +593,7 @@ public final class AccessGate implements AutoCloseable {
     private void deny(HttpExchange exchange, GateRequest request, Decision decision) throws IOException {
         String requestId = UUID.randomUUID().toString();
         switch (service) {
-            case S3 -> denyS3(exchange, decision, requestId);
+            case S3 -> denyS3(exchange, request, decision, requestId);
             case SQS -> denySqs(exchange, request, decision, requestId);
             case KINESIS -> denyJson(exchange, request, decision, requestId, "application/x-amz-json-1.1", "");
             case DYNAMODB ->
@@ -555,6 +623,12 @@ public final class AccessGate implements AutoCloseable {
             if (denied.kms() && service == AwsService.KINESIS) {
                 message = message + " (Service: AWSKMS; Status Code: 400; Error Code: AccessDeniedException)";
             }
+        } else if (decision instanceof Decision.BadSignature bad) {
+            type = switch (bad.failure()) {
+                case INCOMPLETE, UNSUPPORTED -> "IncompleteSignatureException";
+                default -> "InvalidSignatureException";
+            };
+            message = bad.message();
         } else if (decision instanceof Decision.UnknownKey unknown && unknown.accessKeyId() == null) {
             type = "MissingAuthenticationTokenException";
             message = "Missing Authentication Token";
@@ -610,6 +684,17 @@ public final class AccessGate implements AutoCloseable {
                 jsonType = "com.amazon.coral.service#AccessDeniedException";
                 status = 403;
             }
+        } else if (decision instanceof Decision.BadSignature bad) {
+            boolean incomplete = bad.failure() == SignatureVerifier.Failure.INCOMPLETE
+                    || bad.failure() == SignatureVerifier.Failure.UNSUPPORTED;
+            code = incomplete ? "IncompleteSignature" : "SignatureDoesNotMatch";
+            jsonType = "com.amazon.coral.service#"
+                    + (incomplete ? "IncompleteSignatureException" : "SignatureDoesNotMatch");
+            message = bad.message();
+            status = incomplete ? 400 : 403;
+            // SQS answers a refused signature 403 in both protocols
+            sqsError(exchange, request, requestId, status, code, jsonType, message, true);
+            return;
         } else if (decision instanceof Decision.UnknownKey unknown && unknown.accessKeyId() == null) {
             code = "MissingAuthenticationToken";
             jsonType = "com.amazon.coral.service#MissingAuthenticationTokenException";
@@ -621,7 +706,7 @@ public final class AccessGate implements AutoCloseable {
             message = "The security token included in the request is invalid.";
             status = 403;
         }
-        sqsError(exchange, request, requestId, status, code, jsonType, message);
+        sqsError(exchange, request, requestId, status, code, jsonType, message, false);
     }
 
     /**
@@ -630,7 +715,7 @@ public final class AccessGate implements AutoCloseable {
      */
     void answerSqsError(HttpExchange exchange, GateRequest request, String code, String jsonType, String message)
             throws IOException {
-        sqsError(exchange, request, UUID.randomUUID().toString(), 400, code, jsonType, message);
+        sqsError(exchange, request, UUID.randomUUID().toString(), 400, code, jsonType, message, false);
     }
 
     private static void sqsError(
@@ -640,7 +725,8 @@ public final class AccessGate implements AutoCloseable {
             int status,
             String code,
             String jsonType,
-            String message)
+            String message,
+            boolean keepStatus)
             throws IOException {
         if (request.header("x-amz-target") != null) {
             ObjectNode error = RequestMapper.JSON.createObjectNode();
@@ -648,7 +734,7 @@ public final class AccessGate implements AutoCloseable {
             error.put("message", message);
             send(
                     exchange,
-                    status == 403 ? 400 : status,
+                    status == 403 && !keepStatus ? 400 : status,
                     "application/x-amz-json-1.0",
                     RequestMapper.JSON.writeValueAsBytes(error),
                     Map.of("x-amzn-RequestId", requestId, "x-amzn-query-error", code + ";Sender"));
@@ -660,13 +746,47 @@ public final class AccessGate implements AutoCloseable {
         send(exchange, status, "text/xml", xml.getBytes(StandardCharsets.UTF_8), Map.of("x-amzn-RequestId", requestId));
     }
 
-    private void denyS3(HttpExchange exchange, Decision decision, String requestId) throws IOException {
+    private void denyS3(HttpExchange exchange, GateRequest request, Decision decision, String requestId)
+            throws IOException {
         String code;
         String message;
         String extra = "";
+        int status = 403;
         if (decision instanceof Decision.Denied denied) {
             code = "AccessDenied";
             message = denied.message();
+        } else if (decision instanceof Decision.BadSignature bad) {
+            message = bad.message();
+            String key = bad.accessKeyId() == null ? "" : escape(bad.accessKeyId());
+            switch (bad.failure()) {
+                case EXPIRED -> {
+                    code = "RequestTimeTooSkewed";
+                    message = "The difference between the request time and the current time is too large.";
+                    extra = "<RequestTime>" + escape(String.valueOf(request.header("x-amz-date"))) + "</RequestTime>"
+                            + "<ServerTime>" + java.time.Instant.now() + "</ServerTime>"
+                            + "<MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds>";
+                }
+                case CONTENT_SHA256_MISMATCH -> {
+                    code = "XAmzContentSHA256Mismatch";
+                    status = 400;
+                    extra = "<ClientComputedContentSHA256>"
+                            + escape(String.valueOf(request.header("x-amz-content-sha256")))
+                            + "</ClientComputedContentSHA256><S3ComputedContentSHA256>"
+                            + SignatureVerifier.sha256Hex(request.body()) + "</S3ComputedContentSHA256>";
+                }
+                case INCOMPLETE -> {
+                    code = "AuthorizationHeaderMalformed";
+                    status = 400;
+                }
+                case UNSUPPORTED -> {
+                    code = "InvalidRequest";
+                    status = 400;
+                }
+                default -> {
+                    code = "SignatureDoesNotMatch";
+                    extra = "<AWSAccessKeyId>" + key + "</AWSAccessKeyId>";
+                }
+            }
         } else {
             code = "InvalidAccessKeyId";
             message = "The AWS Access Key Id you provided does not exist in our records.";
@@ -684,10 +804,15 @@ public final class AccessGate implements AutoCloseable {
         byte[] bytes = xml.getBytes(StandardCharsets.UTF_8);
         if (exchange.getRequestMethod().equalsIgnoreCase("HEAD")) {
             exchange.getResponseHeaders().set("x-amz-request-id", requestId);
-            exchange.sendResponseHeaders(403, -1);
+            exchange.sendResponseHeaders(status, -1);
             return;
         }
-        send(exchange, 403, "application/xml", bytes, Map.of("x-amz-request-id", requestId, "x-amz-id-2", requestId));
+        send(
+                exchange,
+                status,
+                "application/xml",
+                bytes,
+                Map.of("x-amz-request-id", requestId, "x-amz-id-2", requestId));
     }
 
     private static void send(HttpExchange exchange, int status, String type, byte[] body, Map<String, String> headers)

@@ -13,4 +13,12 @@ public interface Authorizer {
      *     request
      */
     Decision authorize(String accessKeyId, ServiceCall call);
+
+    /**
+     * The secret access key of a key this authorizer knows, to verify a request's signature with;
+     * null when it does not know the key (the request is refused as an unknown key).
+     */
+    default String secretAccessKey(String accessKeyId) {
+        return null;
+    }
 }

@@ -30,5 +30,15 @@ public sealed interface Decision {
     /** The access key id is not one the stack knows. */
     record UnknownKey(String accessKeyId) implements Decision {}
 
+    /**
+     * The request's SigV4 signature was refused ({@link SignatureVerifier}): it does not match, its
+     * date is too far off, or it cannot be verified.
+     *
+     * @param accessKeyId the access key id the request names, or null
+     * @param failure why
+     * @param message AWS's message
+     */
+    record BadSignature(String accessKeyId, SignatureVerifier.Failure failure, String message) implements Decision {}
+
     Decision ALLOWED = new Allowed();
 }

@@ -148,6 +148,13 @@ public final class LocalIam implements Authorizer, AutoCloseable {
                 AwsBasicCredentials.create(principal.accessKeyId(), principal.secretAccessKey()));
     }
 
+    /** The secret of a role's (or a session's) local key, to verify signatures with; null when unknown. */
+    @Override
+    public String secretAccessKey(String accessKeyId) {
+        Principals principals = accessKeyId == null ? null : byKey.get(accessKeyId);
+        return principals == null ? null : principals.principal().secretAccessKey();
+    }
+
     @Override
     public Decision authorize(String accessKeyId, ServiceCall call) {
         if (LocalAws.ACCESS_KEY_ID.equals(accessKeyId)) {

@@ -46,7 +46,10 @@ public final class PersonaProfiles {
         return out;
     }
 
-    /** Writes {@code credentials} and {@code config} into the directory; returns it. */
+    /**
+     * Writes {@code credentials} (mode {@code rw-------}: it holds every persona's secret key) and
+     * {@code config} into the directory; returns it.
+     */
     public Path write(Path directory) {
         StringBuilder credentials = new StringBuilder();
         StringBuilder config = new StringBuilder();
@@ -76,7 +79,8 @@ public final class PersonaProfiles {
         config.append("sqs =\n  endpoint_url = ").append(aws.sqsEndpoint()).append('\n');
         try {
             Files.createDirectories(directory);
-            Files.writeString(directory.resolve("credentials"), credentials.toString());
+            // the secret keys: readable by this user only (rw-------), created so
+            dev.sluice.emulators.PrivateFiles.write(directory.resolve("credentials"), credentials.toString());
             Files.writeString(directory.resolve("config"), config.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the AWS CLI profiles into " + directory, e);

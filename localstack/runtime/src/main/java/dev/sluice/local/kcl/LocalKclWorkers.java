@@ -51,7 +51,7 @@ public final class LocalKclWorkers implements AutoCloseable {
      * @param leaseTable the provisioned lease table
      * @param jar the KCL app's {@code quarkus-run.jar}
      * @param timings KCL timings
-     * @param fanOut read with enhanced fan-out (HTTP/2 to kinesis-mock's TLS port) instead of polling
+     * @param fanOut read with enhanced fan-out (SubscribeToShard through the Kinesis gate) instead of polling
      * @param seedCheckpoint if not null, the first worker finds a lease per open shard at this
      *     checkpoint ({@code TRIM_HORIZON}) already in the table (see {@link #seedLeases()})
      */
@@ -84,9 +84,10 @@ public final class LocalKclWorkers implements AutoCloseable {
         env.put("SLUICE_KCL_PARENT_PID", Long.toString(ProcessHandle.current().pid()));
         if (fanOut) {
             env.put("SLUICE_KCL_RETRIEVAL", "fan-out");
-            // only KCL's reading client: the stage's stream sink keeps the plain endpoint
-            env.put("SLUICE_KCL_KINESIS_ENDPOINT", aws.kinesisTlsEndpoint().toString());
-            env.put("SLUICE_KCL_TRUST_ALL_CERTIFICATES", "true");
+            // KCL's reading client goes through the Kinesis access gate like every other call
+            // (SubscribeToShard too: its event stream over HTTP/1.1, streamed by the gate); kinesis-mock's
+            // TLS port is not given to any worker
+            env.put("SLUICE_KCL_KINESIS_ENDPOINT", aws.kinesisEndpoint().toString());
         }
         this.environment = Map.copyOf(env);
     }

@@ -14,6 +14,7 @@ import dev.sluice.emulators.iam.Decision;
 import dev.sluice.emulators.iam.GateRequest;
 import dev.sluice.emulators.iam.KeyUse;
 import dev.sluice.emulators.iam.ServiceCall;
+import dev.sluice.emulators.iam.SignatureVerifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -56,6 +57,7 @@ public final class SecretsManagerFront implements AutoCloseable {
     private static final int SUFFIX_LENGTH = 7;
 
     private final AccessControl control;
+    private final String region;
     private final Map<String, String> namesByArn;
     private final FileSecretProvider files;
     private final Instant created = Instant.now();
@@ -64,10 +66,11 @@ public final class SecretsManagerFront implements AutoCloseable {
 
     /**
      * Serves the secrets of {@code namesByArn} (ARN → the name of its file in {@code folder}) on a
-     * free loopback port.
+     * free loopback port, verifying each request's signature as signed for {@code region}.
      */
-    public SecretsManagerFront(AccessControl control, Map<String, String> namesByArn, Path folder) {
+    public SecretsManagerFront(AccessControl control, String region, Map<String, String> namesByArn, Path folder) {
         this.control = control;
+        this.region = region;
         this.namesByArn = Map.copyOf(namesByArn);
         this.files = new FileSecretProvider(folder);
         try {
@@ -97,7 +100,8 @@ public final class SecretsManagerFront implements AutoCloseable {
                 body = in.readAllBytes();
             }
             Map<String, String> headers = new LinkedHashMap<>();
-            exchange.getRequestHeaders().forEach((name, values) -> headers.put(name, values.get(0)));
+            // a header sent on several lines is one canonical header, its values joined, as signed
+            exchange.getRequestHeaders().forEach((name, values) -> headers.put(name, String.join(",", values)));
             GateRequest request = new GateRequest(
                     exchange.getRequestMethod(),
                     exchange.getRequestURI().getRawPath(),
@@ -105,6 +109,34 @@ public final class SecretsManagerFront implements AutoCloseable {
                     headers,
                     body);
             String target = request.header("x-amz-target");
+            String signedOperation =
+                    target != null && target.startsWith(PREFIX) ? target.substring(PREFIX.length()) : "";
+            // the signature first, as AWS checks it before anything of the request
+            Decision refused = control.verify(
+                    request, region, new ServiceCall(AwsService.SECRETS_MANAGER, signedOperation, List.of()));
+            if (refused instanceof Decision.BadSignature bad) {
+                error(
+                        exchange,
+                        400,
+                        bad.failure() == SignatureVerifier.Failure.INCOMPLETE
+                                        || bad.failure() == SignatureVerifier.Failure.UNSUPPORTED
+                                ? "IncompleteSignatureException"
+                                : "InvalidSignatureException",
+                        bad.message());
+                return;
+            }
+            if (refused instanceof Decision.UnknownKey unknown) {
+                error(
+                        exchange,
+                        400,
+                        unknown.accessKeyId() == null
+                                ? "MissingAuthenticationTokenException"
+                                : "UnrecognizedClientException",
+                        unknown.accessKeyId() == null
+                                ? "Missing Authentication Token"
+                                : "The security token included in the request is invalid.");
+                return;
+            }
             String operation = target != null && target.startsWith(PREFIX) ? target.substring(PREFIX.length()) : "";
             if (!operation.equals("GetSecretValue") && !operation.equals("DescribeSecret")) {
                 error(
