@@ -5,13 +5,17 @@ import dev.sluice.core.definition.ConsumerType;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
 import software.amazon.awscdk.cxapi.CloudAssembly;
@@ -74,19 +78,7 @@ public final class SluiceApp {
     public static void main(String[] args) {
         Path root = SluiceRoot.locate();
         AppProps.Builder props = AppProps.builder();
-        Map<String, Object> defaults = new HashMap<>();
-        String artifact = System.getProperty(LAMBDA_ARTIFACT_PROPERTY);
-        if (artifact != null && !artifact.isBlank()) {
-            defaults.put(LAMBDA_ARTIFACT_CONTEXT, artifact);
-        }
-        String kclImage = System.getenv(KCL_IMAGE_ENVIRONMENT);
-        if (kclImage != null && !kclImage.isBlank()) {
-            defaults.put(KclStage.IMAGE_CONTEXT, kclImage);
-        }
-        String tarball = System.getProperty(KCL_IMAGE_TARBALL_PROPERTY);
-        if (tarball != null && !tarball.isBlank() && Files.isRegularFile(Path.of(tarball))) {
-            defaults.put(KclStage.IMAGE_TARBALL_CONTEXT, tarball);
-        }
+        Map<String, Object> defaults = defaultContext(System.getProperties(), System.getenv());
         props.context(defaults); // context given to the CDK CLI (-c, cdk.json) overrides these
         if (System.getenv("CDK_OUTDIR") == null) {
             props.outdir(System.getProperty(OUTDIR_PROPERTY, "cdk.out"));
@@ -106,7 +98,32 @@ public final class SluiceApp {
         refused.values().forEach(reason -> System.err.println("sluice: " + reason));
         NagChecks.apply(app); // findings are annotations: counted below, errors also shown by the CDK CLI
         CloudAssembly assembly = app.synth();
+        removeRefused(Path.of(assembly.getDirectory()), refused.keySet());
         summary(assembly, stacks, refused).forEach(System.out::println);
+    }
+
+    /**
+     * The context values the app starts with, from its system properties and environment: {@value
+     * #LAMBDA_ARTIFACT_CONTEXT} from {@value #LAMBDA_ARTIFACT_PROPERTY}, {@value KclStage#IMAGE_CONTEXT}
+     * from {@value #KCL_IMAGE_ENVIRONMENT}, {@value KclStage#IMAGE_TARBALL_CONTEXT} from {@value
+     * #KCL_IMAGE_TARBALL_PROPERTY} when that file exists (a tarball not built yet is no image). Context
+     * given to the CDK CLI overrides them.
+     */
+    static Map<String, Object> defaultContext(Properties properties, Map<String, String> environment) {
+        Map<String, Object> defaults = new HashMap<>();
+        String artifact = properties.getProperty(LAMBDA_ARTIFACT_PROPERTY);
+        if (artifact != null && !artifact.isBlank()) {
+            defaults.put(LAMBDA_ARTIFACT_CONTEXT, artifact);
+        }
+        String kclImage = environment.get(KCL_IMAGE_ENVIRONMENT);
+        if (kclImage != null && !kclImage.isBlank()) {
+            defaults.put(KclStage.IMAGE_CONTEXT, kclImage);
+        }
+        String tarball = properties.getProperty(KCL_IMAGE_TARBALL_PROPERTY);
+        if (tarball != null && !tarball.isBlank() && Files.isRegularFile(Path.of(tarball))) {
+            defaults.put(KclStage.IMAGE_TARBALL_CONTEXT, tarball);
+        }
+        return defaults;
     }
 
     /**
@@ -149,6 +166,23 @@ public final class SluiceApp {
         lines.add("RESULT stacks=" + stacks.size() + " resources=" + total + " nag_errors=" + errors + " nag_warnings="
                 + warnings + " nag_suppressed=" + suppressed + " refused=" + refused.size());
         return lines;
+    }
+
+    /**
+     * Deletes what an earlier synthesis into the same folder left of the refused stacks (template,
+     * assets and metadata files), so that {@code cdk.out} never shows a template this synthesis did not
+     * write; the assembly's manifest already names none of them.
+     */
+    static void removeRefused(Path outdir, Collection<String> refusedStacks) {
+        for (String stack : refusedStacks) {
+            for (String suffix : List.of(".template.json", ".assets.json", ".metadata.json")) {
+                try {
+                    Files.deleteIfExists(outdir.resolve(stack + suffix));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot remove " + outdir.resolve(stack + suffix), e);
+                }
+            }
+        }
     }
 
     /** Entries of the {@code Resources} section of a synthesized stack's template. */
