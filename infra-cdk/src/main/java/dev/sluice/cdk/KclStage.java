@@ -7,11 +7,15 @@ import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
 import software.amazon.awscdk.Duration;
@@ -66,13 +70,23 @@ import software.constructs.Construct;
  * stage's (a shard has one KCL owner at a time, the one writer per shard the ledger needs); {@code
  * object} references are not supported on KCL stages yet.
  *
- * <p>The image is the worker image built by {@code functions/kcl} (Jib, profile {@code worker-image})
- * and pushed to ECR, named by digest in the context value {@value #IMAGE_CONTEXT}. Without it, or
- * with anything but an ECR image by digest, synthesis stops with a {@link SynthesisRefusedException}
- * saying how to build and push it: no placeholder is ever deployed. Only the local stack's
- * in-process synthesis ({@link InProcessSynth}, context {@value #LOCAL_WORKERS_CONTEXT}) goes without
- * one: it runs the workers from its class path and never deploys the template. The container's
- * health check runs the image's {@code HealthProbe} against {@code /q/health/live}.
+ * <p>The image is the worker image built by {@code functions/kcl} (Jib, profile {@code worker-image}),
+ * from one of two sources ({@link #imageSource}):
+ *
+ * <ul>
+ *   <li>{@value #IMAGE_CONTEXT}: the image pushed to ECR, named by digest (the Docker-free path);
+ *       anything but an ECR image by digest stops synthesis with a {@link SynthesisRefusedException};
+ *   <li>else {@value #IMAGE_TARBALL_CONTEXT}: the arm64 image tarball the Maven build writes ({@link
+ *       #DEFAULT_TARBALL}), as a CDK container image asset ({@code ContainerImage.fromTarball}) that
+ *       {@code cdk deploy} loads with Docker and pushes to the bootstrap repository, CDK's convention.
+ * </ul>
+ *
+ * <p>With neither, the stage cannot be built: {@link SluiceApp} then leaves the stage's stack out of the
+ * assembly with one line saying how to get an image ({@link #missingImage}), and synthesizes the other
+ * stacks; no placeholder is ever deployed. Only the local stack's in-process synthesis ({@link
+ * InProcessSynth}, context {@value #LOCAL_WORKERS_CONTEXT}) goes without one: it runs the workers from its
+ * class path and never deploys the template. The container's health check runs the image's {@code
+ * HealthProbe} against {@code /q/health/live}.
  */
 public final class KclStage extends Construct {
 
@@ -81,6 +95,33 @@ public final class KclStage extends Construct {
      * <account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest>}.
      */
     public static final String IMAGE_CONTEXT = "sluice:kclImage";
+
+    /**
+     * Context key holding the path of the worker image tarball ({@link #DEFAULT_TARBALL}, which {@link
+     * SluiceApp} takes as the default when it exists), used when {@value #IMAGE_CONTEXT} is not set.
+     */
+    public static final String IMAGE_TARBALL_CONTEXT = "sluice:kclImageTarball";
+
+    /**
+     * The image tarball {@code functions/kcl} builds (profile {@code worker-image}), relative to the
+     * repository root: arm64, the architecture of the task definition.
+     */
+    public static final String DEFAULT_TARBALL = "functions/kcl/target/jib/sluice-kcl-arm64.tar";
+
+    /** The Maven command that builds {@link #DEFAULT_TARBALL}. */
+    public static final String BUILD_TARBALL = "./mvnw -B -pl functions/kcl -am package -DskipTests -Pworker-image";
+
+    /** Where a stage's worker image comes from ({@link #imageSource}). */
+    enum ImageSource {
+        /** {@value #IMAGE_CONTEXT}: an ECR image by digest. */
+        DIGEST,
+        /** {@value #LOCAL_WORKERS_CONTEXT}: the local stack's template, {@link #LOCAL_IMAGE}. */
+        LOCAL,
+        /** {@value #IMAGE_TARBALL_CONTEXT}: a container image asset from the tarball. */
+        TARBALL,
+        /** None: the stage cannot be synthesized. */
+        NONE
+    }
 
     /**
      * Context key set by {@link InProcessSynth} only: the template is for the local stack, which runs
@@ -96,13 +137,11 @@ public final class KclStage extends Construct {
             + "\\.amazonaws\\.com(?:\\.cn)?/((?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*)"
             + "@(sha256:[0-9a-f]{64})$");
 
-    /** How to get an image: one line, in the error when {@value #IMAGE_CONTEXT} is missing. */
-    static final String HOW_TO_BUILD = "build and push the worker image with ./mvnw -B -pl functions/kcl -am package"
-            + " -DskipTests -Pworker-image,worker-image-push"
-            + " -Dsluice.image.repository=<account>.dkr.ecr.<region>.amazonaws.com/<repository>"
-            + " (docs/operations.md, \"Deploying the KCL worker image\"), then pass -c " + IMAGE_CONTEXT
-            + "=<account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest> (the digest is in"
-            + " functions/kcl/target/jib/sluice-kcl.pushed.digest)";
+    /** How to get an image: the end of the one line {@link #missingImage} says. */
+    static final String HOW_TO_GET_AN_IMAGE = "build the image tarball with " + BUILD_TARBALL
+            + " (./sluice synth and npx cdk synth|deploy build it when missing; cdk deploy then needs Docker),"
+            + " or pass -c " + IMAGE_CONTEXT + "=<account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest>"
+            + " (docs/operations.md, \"Deploying the KCL worker image\")";
 
     /**
      * The container health check: the image has no shell, so its own JVM runs {@code
@@ -161,6 +200,7 @@ public final class KclStage extends Construct {
     private final String stageName;
     private final String applicationName;
     private final String image;
+    private final Path tarball;
     private final Table leaseTable;
     private final LogGroup logGroup;
     private final FargateTaskDefinition taskDefinition;
@@ -188,7 +228,27 @@ public final class KclStage extends Construct {
         this.leaseTable = leaseTable(stack);
         this.logGroup = encryptedLogGroup(this, "Logs", "/sluice/" + pipeline + "/" + stageName);
 
-        this.image = image(this, pipeline, stageName);
+        ContainerImage containerImage;
+        switch (imageSource(this)) {
+            case DIGEST -> {
+                this.image = digest(this);
+                this.tarball = null;
+                containerImage = ContainerImage.fromRegistry(image);
+            }
+            case LOCAL -> {
+                this.image = LOCAL_IMAGE;
+                this.tarball = null;
+                containerImage = ContainerImage.fromRegistry(image);
+            }
+            case TARBALL -> {
+                this.tarball = tarball(this);
+                this.image = null; // the asset's URI, known once the container is bound (getImage)
+                // a container image asset: cdk deploy loads the tarball with Docker and pushes it to the
+                // bootstrap repository; the asset also lets the execution role pull from that repository only
+                containerImage = ContainerImage.fromTarball(tarball.toString());
+            }
+            default -> throw new SynthesisRefusedException(missingImage(pipeline, List.of(stageName)));
+        }
 
         this.taskDefinition = FargateTaskDefinition.Builder.create(this, "TaskDefinition")
                 .cpu(CPU)
@@ -201,7 +261,7 @@ public final class KclStage extends Construct {
         this.container = taskDefinition.addContainer(
                 "Worker",
                 ContainerDefinitionOptions.builder()
-                        .image(ContainerImage.fromRegistry(image))
+                        .image(containerImage)
                         .essential(true)
                         .stopTimeout(STOP_TIMEOUT)
                         .healthCheck(HealthCheck.builder()
@@ -217,7 +277,8 @@ public final class KclStage extends Construct {
                                 .streamPrefix("worker")
                                 .build()))
                         .build());
-        this.ecrImage = grantImagePull(stack);
+        // an image by digest is pulled from its repository; the tarball's asset grants its own pull
+        this.ecrImage = tarball != null || grantImagePull(stack);
 
         this.kclCluster = KclCluster.of(stack);
         this.service = FargateService.Builder.create(this, "Service")
@@ -242,27 +303,68 @@ public final class KclStage extends Construct {
     }
 
     /**
-     * The worker image: {@value #IMAGE_CONTEXT}, which must be an ECR image by digest, or {@link
-     * #LOCAL_IMAGE} in a template for the local stack.
+     * Where the worker images of the KCL stages under {@code scope} come from: {@value #IMAGE_CONTEXT}
+     * first, then the local stack's {@value #LOCAL_WORKERS_CONTEXT}, then {@value #IMAGE_TARBALL_CONTEXT};
+     * {@link ImageSource#NONE} without any.
      *
-     * @throws SynthesisRefusedException when the image is missing or not an ECR image by digest
+     * @throws SynthesisRefusedException when {@value #IMAGE_CONTEXT} is not an ECR image by digest, or
+     *     {@value #IMAGE_TARBALL_CONTEXT} names no file: a value given but wrong is not ignored
      */
-    static String image(Construct scope, String pipeline, String stageName) {
-        Object configured = scope.getNode().tryGetContext(IMAGE_CONTEXT);
-        if (configured == null || configured.toString().isBlank()) {
-            if (Boolean.parseBoolean(String.valueOf(scope.getNode().tryGetContext(LOCAL_WORKERS_CONTEXT)))) {
-                return LOCAL_IMAGE;
-            }
-            throw new SynthesisRefusedException("pipeline '" + pipeline + "', stage '" + stageName
-                    + "' (consumer: kcl) has no worker image (context " + IMAGE_CONTEXT + "): " + HOW_TO_BUILD);
+    static ImageSource imageSource(Construct scope) {
+        if (!blank(scope.getNode().tryGetContext(IMAGE_CONTEXT))) {
+            digest(scope);
+            return ImageSource.DIGEST;
         }
-        String image = configured.toString().trim();
+        if (Boolean.parseBoolean(String.valueOf(scope.getNode().tryGetContext(LOCAL_WORKERS_CONTEXT)))) {
+            return ImageSource.LOCAL;
+        }
+        if (!blank(scope.getNode().tryGetContext(IMAGE_TARBALL_CONTEXT))) {
+            tarball(scope);
+            return ImageSource.TARBALL;
+        }
+        return ImageSource.NONE;
+    }
+
+    /**
+     * The one line saying that the {@code consumer: kcl} stages of a pipeline have no worker image and how
+     * to get one.
+     */
+    static String missingImage(String pipeline, List<String> stageNames) {
+        String stages = stageNames.stream().map(name -> "'" + name + "'").collect(Collectors.joining(", "));
+        return "pipeline '" + pipeline + "', stage" + (stageNames.size() == 1 ? " " : "s ") + stages
+                + " (consumer: kcl) has no worker image (context " + IMAGE_CONTEXT + " or " + IMAGE_TARBALL_CONTEXT
+                + "): " + HOW_TO_GET_AN_IMAGE;
+    }
+
+    private static boolean blank(Object value) {
+        return value == null || value.toString().isBlank();
+    }
+
+    /** {@value #IMAGE_CONTEXT}, which must be an ECR image by digest. */
+    private static String digest(Construct scope) {
+        String image = scope.getNode().tryGetContext(IMAGE_CONTEXT).toString().trim();
         if (!IMAGE_BY_DIGEST.matcher(image).matches()) {
             throw new SynthesisRefusedException("context " + IMAGE_CONTEXT + " must be an ECR image by digest,"
                     + " <account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<64 hex digits> (a tag can be"
                     + " moved; the digest is the image that was built and checked), not '" + image + "'");
         }
         return image;
+    }
+
+    /** {@value #IMAGE_TARBALL_CONTEXT}, which must name a file. */
+    private static Path tarball(Construct scope) {
+        Path tarball = Path.of(scope.getNode()
+                        .tryGetContext(IMAGE_TARBALL_CONTEXT)
+                        .toString()
+                        .trim())
+                .toAbsolutePath()
+                .normalize();
+        if (!Files.isRegularFile(tarball)) {
+            throw new SynthesisRefusedException("the worker image tarball " + tarball + " (context "
+                    + IMAGE_TARBALL_CONTEXT + ") does not exist: build it with " + BUILD_TARBALL
+                    + ", or point " + IMAGE_TARBALL_CONTEXT + " at the arm64 tarball");
+        }
+        return tarball;
     }
 
     /** The KCL application name of a stage: {@code sluice-<pipeline>-<stage>}. */
@@ -431,12 +533,23 @@ public final class KclStage extends Construct {
         return applicationName;
     }
 
-    /** The image the workers run: the {@value #IMAGE_CONTEXT} context value, or {@link #LOCAL_IMAGE} locally. */
+    /**
+     * The image the workers run: the {@value #IMAGE_CONTEXT} context value, {@link #LOCAL_IMAGE} locally,
+     * or the tarball asset's URI in the bootstrap repository (a token until deployment).
+     */
     public String getImage() {
-        return image;
+        return image != null ? image : container.getImageName();
     }
 
-    /** Whether the image is in a private ECR repository (the execution role may pull it). */
+    /** The image tarball of the container image asset, when the image comes from {@value #IMAGE_TARBALL_CONTEXT}. */
+    public Optional<Path> getImageTarball() {
+        return Optional.ofNullable(tarball);
+    }
+
+    /**
+     * Whether the image is in a private ECR repository (the execution role may pull it): an image by
+     * digest, or the tarball's asset in the bootstrap repository.
+     */
     public boolean isEcrImage() {
         return ecrImage;
     }

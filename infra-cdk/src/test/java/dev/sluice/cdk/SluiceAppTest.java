@@ -53,11 +53,11 @@ class SluiceAppTest {
         assertThat(suppressed).isPositive();
         assertThat(resources).isGreaterThan(stacks.size());
 
-        List<String> summary = SluiceApp.summary(app.synth(), stacks);
+        List<String> summary = SluiceApp.summary(app.synth(), stacks, Map.of());
 
         assertThat(summary.get(summary.size() - 1))
                 .isEqualTo("RESULT stacks=" + stacks.size() + " resources=" + resources
-                        + " nag_errors=0 nag_warnings=0 nag_suppressed=" + suppressed);
+                        + " nag_errors=0 nag_warnings=0 nag_suppressed=" + suppressed + " refused=0");
         assertThat(summary)
                 .anyMatch(line -> line.startsWith("  sluice-payments: ") && line.contains("dashboard sluice-payments"))
                 .noneMatch(line -> line.contains("not deployed"))
