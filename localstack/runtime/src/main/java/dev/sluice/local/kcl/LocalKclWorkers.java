@@ -33,21 +33,6 @@ public final class LocalKclWorkers implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalKclWorkers.class);
 
-    /**
-     * {@code setsid}, when this machine has it: each worker runs in its own session. Linux's
-     * autogroup scheduler ({@code /proc/sys/kernel/sched_autogroup_enabled}) shares the CPU first
-     * between sessions, then between the threads of one session; in the launcher's session every
-     * worker would compete thread by thread with the others, so that the JVMs of workers being added
-     * took the CPU from the running ones (a 5-s window at 0 records while four started). In its own
-     * session a worker has its own share, as an ECS task has its own vCPU (infra-cdk {@code
-     * KclStage.CPU}). The worker's pid is still the JVM's ({@code setsid} execs it), signals and the
-     * parent watchdog work as before. Without autogroup it changes nothing.
-     */
-    private static final java.util.Optional<Path> SETSID = java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid")
-            .map(Path::of)
-            .filter(Files::isExecutable)
-            .findFirst();
-
     private final LocalAws aws;
     private final String stage;
     private final Map<String, String> environment;
@@ -136,8 +121,9 @@ public final class LocalKclWorkers implements AutoCloseable {
         // one CPU, as the worker's Fargate task has (infra-cdk KclStage.CPU, 1 vCPU): the JVM, Netty,
         // Vert.x and KCL size their thread pools for it, not for every core of this machine, which all
         // the local workers, the emulators and the gates share
-        List<String> command = new ArrayList<>();
-        SETSID.ifPresent(setsid -> command.add(setsid.toString()));
+        // and in its own session (dev.sluice.emulators.OwnSession): as an ECS task has its own vCPU, a
+        // worker has its own share of the CPU, and workers being started do not take the running ones'
+        List<String> command = new ArrayList<>(dev.sluice.emulators.OwnSession.prefix());
         command.addAll(List.of(
                 java,
                 "-Xmx256m",
