@@ -20,6 +20,14 @@ import java.util.stream.Collectors;
 /** {@code ./sluice faults}: the fault suite, every scenario reconciled. */
 final class FaultsCommand implements Command {
 
+    /**
+     * The scenarios that test a denial on purpose: {@code iam-grant-revoked} (the stage's role loses a
+     * grant until its first denial; the batches in flight are denied too) and {@code persona-denied}
+     * (each persona attempts what it must not). A denial in any other scenario is a grant that does not
+     * match the code, and fails that scenario.
+     */
+    static final Set<String> DENIAL_SCENARIOS = Set.of("iam-grant-revoked", "persona-denied");
+
     /** Above this the producer alone outruns kinesis-mock on one core (a few thousand puts a second). */
     private static final int MAX_SCALE_RATE = 2_000;
 
@@ -105,12 +113,14 @@ final class FaultsCommand implements Command {
                         work.resolve("kinesis-" + ProcessHandle.current().pid()))
                 .build();
         String iamFields;
+        Map<String, Long> deniedBy = new java.util.LinkedHashMap<>();
         try (LocalAws aws = LocalAws.start(options)) {
+            Scenarios scenarios = new Scenarios(aws, deniedBy);
             FaultSuite suite = new FaultSuite(aws, payments, context.root(), work)
                     .aggregating("true".equals(args.get("aggregate")));
             for (FaultScenario scenario : chosen) {
                 context.out().printf(Locale.ROOT, "  running %-24s %s …%n", scenario.name(), scenario.description());
-                FaultSuite.Row row = suite.run(scenario);
+                FaultSuite.Row row = scenarios.run(scenario.name(), () -> suite.run(scenario));
                 rows.add(row);
                 printOutcome(row);
             }
@@ -127,8 +137,12 @@ final class FaultsCommand implements Command {
                                     "  running %-24s %s …%n",
                                     scenario,
                                     KclFaultSuite.description(scenario));
-                    KclFaultSuite.KclRow kclRow = kclSuite.run(scenario, Math.min(events, 600));
-                    FaultSuite.Row row = kclRow.row();
+                    KclFaultSuite.KclRow[] ran = new KclFaultSuite.KclRow[1];
+                    FaultSuite.Row row = scenarios.run(scenario, () -> {
+                        ran[0] = kclSuite.run(scenario, Math.min(events, 600));
+                        return ran[0].row();
+                    });
+                    KclFaultSuite.KclRow kclRow = ran[0];
                     rows.add(row);
                     kclRow.takeoverSeconds().ifPresent(t -> takeovers.put(scenario, t));
                     printOutcome(row);
@@ -148,7 +162,7 @@ final class FaultsCommand implements Command {
                                     "  running %-24s %s …%n",
                                     scenario,
                                     HopFaultSuite.description(scenario));
-                    FaultSuite.Row row = hopSuite.run(scenario, Math.min(events, 600));
+                    FaultSuite.Row row = scenarios.run(scenario, () -> hopSuite.run(scenario, Math.min(events, 600)));
                     rows.add(row);
                     printOutcome(row);
                 }
@@ -168,22 +182,50 @@ final class FaultsCommand implements Command {
                                     "  running %-24s %s …%n",
                                     scenario,
                                     KclClusterFaults.description(scenario));
-                    KclClusterFaults.ClusterRow clusterRow = cluster.run(scenario, Math.min(events, 600));
-                    rows.add(clusterRow.row());
+                    KclClusterFaults.ClusterRow[] ran = new KclClusterFaults.ClusterRow[1];
+                    FaultSuite.Row row = scenarios.run(scenario, () -> {
+                        ran[0] = cluster.run(scenario, Math.min(events, 600));
+                        return ran[0].row();
+                    });
+                    KclClusterFaults.ClusterRow clusterRow = ran[0];
+                    rows.add(row);
                     // scale-out's figure is a hand-off (change → every new worker holds a lease), not a takeover
                     clusterRow
                             .takeoverSeconds()
                             .ifPresent(t -> (scenario.equals(KclClusterFaults.SCALE_OUT) ? handoffs : takeovers)
                                     .put(scenario, t));
                     clusterRow.dipPercent().ifPresent(d -> dips.put(scenario, d));
-                    printOutcome(clusterRow.row());
+                    printOutcome(row);
                     clusterRow.scale().ifPresent(this::printScale);
                     clusterRow.lateWrites().ifPresent(this::printLateWrites);
                 }
             }
             LocalIam.summaryOf(aws).ifPresent(context.out()::println);
             context.out().println(dev.sluice.local.limits.LocalLimits.summary(aws));
-            iamFields = LocalIam.resultFields(aws) + " " + dev.sluice.local.limits.LocalLimits.resultFields(aws);
+            long planned = deniedBy.entrySet().stream()
+                    .filter(e -> DENIAL_SCENARIOS.contains(e.getKey()))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            long unplanned = deniedBy.entrySet().stream()
+                    .filter(e -> !DENIAL_SCENARIOS.contains(e.getKey()))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            context.out()
+                    .println("access denied per scenario: "
+                            + (deniedBy.values().stream().allMatch(d -> d == 0)
+                                    ? "none"
+                                    : deniedBy.entrySet().stream()
+                                            .filter(e -> e.getValue() > 0)
+                                            .map(e -> e.getKey() + " " + e.getValue()
+                                                    + (DENIAL_SCENARIOS.contains(e.getKey())
+                                                            ? " (tests a denial)"
+                                                            : ""))
+                                            .collect(Collectors.joining(", "))));
+            iamFields = LocalIam.resultFields(aws)
+                    + (aws.iamEnforced()
+                            ? " access_denied_planned=" + planned + " access_denied_unplanned=" + unplanned
+                            : "")
+                    + " " + dev.sluice.local.limits.LocalLimits.resultFields(aws);
         }
         Map<String, Double> shown = new java.util.LinkedHashMap<>(takeovers);
         shown.putAll(handoffs);
@@ -326,5 +368,84 @@ final class FaultsCommand implements Command {
                         + " the hand-off, from the change until every added worker holds a lease) (kcl-* scenarios: the"
                         + " kclviews test pipeline, effects counted in its table, its lake reconciled too, order checked"
                         + " in its output stream and its lake)");
+    }
+
+    /**
+     * Runs each scenario on the shared stack: counts the requests the local IAM denied during it (a
+     * scenario outside {@link #DENIAL_SCENARIOS} that was denied anything fails), then deletes every
+     * stream the scenario left. kinesis-mock writes its whole state to disk every second (the stack
+     * persists Kinesis data for {@code kinesis-restarted}), so the records of every finished scenario
+     * would otherwise be written out again each second: 46 MB of them kept one idle kinesis-mock at
+     * about half a core (docs/exactly-once.md, section 10), and the later scenarios' reads waited.
+     */
+    private final class Scenarios {
+        private final LocalAws aws;
+        private final Map<String, Long> deniedBy;
+
+        Scenarios(LocalAws aws, Map<String, Long> deniedBy) {
+            this.aws = aws;
+            this.deniedBy = deniedBy;
+        }
+
+        FaultSuite.Row run(String scenario, java.util.function.Supplier<FaultSuite.Row> body) {
+            long before = aws.accessControl().denied();
+            FaultSuite.Row row;
+            try {
+                row = body.get();
+            } finally {
+                deleteStreams();
+            }
+            long denied = aws.accessControl().denied() - before;
+            deniedBy.merge(scenario, denied, Long::sum);
+            if (denied == 0 || DENIAL_SCENARIOS.contains(scenario)) {
+                return row;
+            }
+            List<String> problems = new ArrayList<>(row.problems());
+            problems.add(denied + " requests denied by the local IAM in a scenario that tests no denial: "
+                    + aws.accessControl().recentDenials().stream()
+                            .skip(Math.max(
+                                    0, aws.accessControl().recentDenials().size() - 3))
+                            .toList());
+            return new FaultSuite.Row(
+                    row.scenario(),
+                    row.description(),
+                    row.events(),
+                    row.deliveries(),
+                    row.effects(),
+                    row.absorbed(),
+                    row.deadLettered(),
+                    row.lost(),
+                    row.duplicateEffects(),
+                    row.orderViolations(),
+                    row.faultsPlanned(),
+                    row.faultsFired(),
+                    row.redeliveryExpected(),
+                    row.seconds(),
+                    List.copyOf(problems));
+        }
+
+        /** Deletes every stream on the stack: the scenario that made them is reconciled and over. */
+        private void deleteStreams() {
+            try {
+                List<String> names = new ArrayList<>();
+                boolean more = true;
+                while (more) {
+                    String after = names.isEmpty() ? null : names.get(names.size() - 1);
+                    var page = aws.kinesis().listStreams(b -> b.limit(100).exclusiveStartStreamName(after));
+                    names.addAll(page.streamNames());
+                    more = Boolean.TRUE.equals(page.hasMoreStreams())
+                            && !page.streamNames().isEmpty();
+                }
+                for (String name : names) {
+                    try {
+                        aws.kinesis().deleteStream(b -> b.streamName(name).enforceConsumerDeletion(true));
+                    } catch (RuntimeException e) {
+                        // already being deleted, or gone
+                    }
+                }
+            } catch (RuntimeException e) {
+                context.out().println("  (could not delete the finished scenario's streams: " + e.getMessage() + ")");
+            }
+        }
     }
 }

@@ -59,7 +59,8 @@ final class NodeEmulator {
             Map<String, String> environment,
             Path logFile,
             int port) {
-        List<String> command = new ArrayList<>();
+        // its own session: the emulator stands for an AWS service, whose CPU the workers do not share
+        List<String> command = new ArrayList<>(OwnSession.prefix());
         command.add(node);
         command.add(localstackDirectory.resolve(LocalstackDirectory.WATCHDOG).toString());
         command.add(Long.toString(ProcessHandle.current().pid()));

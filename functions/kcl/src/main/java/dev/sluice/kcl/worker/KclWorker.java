@@ -3,6 +3,7 @@ package dev.sluice.kcl.worker;
 import dev.sluice.aws.AwsClients;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.metrics.EmfMetrics;
+import dev.sluice.aws.priming.StagePriming;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.kcl.config.KclSettings;
 import io.quarkus.runtime.ShutdownEvent;
@@ -11,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -114,6 +116,7 @@ public class KclWorker {
         workerId = settings.workerId().orElseGet(KclWorker::defaultWorkerId);
         EmfMetrics metrics = EmfMetrics.fromEnvironment(env, runtime.pipeline().pipeline(), runtime.stageName());
         AwsClients clients = new AwsClients(env);
+        prime(runtime, env);
 
         boolean fanOut = settings.retrieval() == KclSettings.Retrieval.FAN_OUT;
         // HTTP/2 (ALPN over TLS) for enhanced fan-out, as SubscribeToShard needs in AWS; a plain-HTTP
@@ -208,6 +211,31 @@ public class KclWorker {
                 settings.leaseTable(),
                 settings.retrieval(),
                 failover);
+    }
+
+    /**
+     * Primes the stage before the scheduler starts ({@link StagePriming}: a synthetic batch through
+     * the chain into sinks that keep nothing, each SDK client's requests marshalled and signed, none
+     * sent). A worker gets leases only once its scheduler runs, so a worker added to a running cluster
+     * takes over a shard with its classes loaded and its code compiled: the moved shard's first batch
+     * is not the JVM's cold one. A priming failure is logged and the worker starts anyway.
+     */
+    private void prime(StageRuntime runtime, Map<String, String> env) {
+        long started = System.nanoTime();
+        try {
+            StagePriming.Primed primed =
+                    new StagePriming(runtime.pipeline(), runtime.stageName(), env, new SecureRandom()).prime();
+            LOG.info(
+                    "primed stage {} in {} ms before taking leases: {} synthetic records ({} accepted), {} SDK"
+                            + " requests marshalled, none sent",
+                    runtime.pipeline().pipeline() + "/" + runtime.stageName(),
+                    (System.nanoTime() - started) / 1_000_000,
+                    primed.records(),
+                    primed.accepted(),
+                    primed.sdkRequests());
+        } catch (RuntimeException e) {
+            LOG.warn("priming stage {} failed; starting cold", runtime.stageName(), e);
+        }
     }
 
     /** Graceful shutdown: final checkpoints, leases handed over, then the scheduler's own shutdown. */

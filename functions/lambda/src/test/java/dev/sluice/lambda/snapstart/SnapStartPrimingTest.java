@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.priming.SyntheticEvent;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.schema.SchemaCatalog;

@@ -119,14 +119,21 @@ public final class LocalKclWorkers implements AutoCloseable {
         // Quarkus listens on all interfaces by default: the health and lease endpoints stay on this machine
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(
+        // one CPU, as the worker's Fargate task has (infra-cdk KclStage.CPU, 1 vCPU): the JVM, Netty,
+        // Vert.x and KCL size their thread pools for it, not for every core of this machine, which all
+        // the local workers, the emulators and the gates share
+        // and in its own session (dev.sluice.emulators.OwnSession): as an ECS task has its own vCPU, a
+        // worker has its own share of the CPU, and workers being started do not take the running ones'
+        List<String> command = new ArrayList<>(dev.sluice.emulators.OwnSession.prefix());
+        command.addAll(List.of(
                 java,
                 "-Xmx256m",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
+                "-XX:ActiveProcessorCount=1",
                 "-Xshare:auto",
                 "-jar",
-                jar.toString());
+                jar.toString()));
         try {
             Files.createDirectories(logs);
             Path log = logs.resolve("kcl-" + workerId + "-"

@@ -1,4 +1,4 @@
-package dev.sluice.lambda.snapstart;
+package dev.sluice.aws.priming;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,23 +18,23 @@ import java.util.regex.Pattern;
  * the event then primes the dead-letter path instead of the sinks', which still warms parsing and
  * validation.
  */
-final class SyntheticEvent {
+public final class SyntheticEvent {
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final Instant now;
 
-    SyntheticEvent(Instant now) {
+    public SyntheticEvent(Instant now) {
         this.now = now.truncatedTo(ChronoUnit.SECONDS);
     }
 
     /** An event of the schema (an object schema, as every Sluice event's is). */
-    ObjectNode of(JsonNode schema) {
+    public ObjectNode of(JsonNode schema) {
         JsonNode value = value(schema, "");
         return value instanceof ObjectNode object ? object : JSON.objectNode();
     }
 
-    byte[] bytes(JsonNode schema, ObjectMapper mapper) {
+    public byte[] bytes(JsonNode schema, ObjectMapper mapper) {
         try {
             return mapper.writeValueAsBytes(of(schema));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -147,7 +147,7 @@ final class SyntheticEvent {
      * quantifiers ({@code ?*+{n}{n,m}}), anchored or not; {@code null} for anything else (groups,
      * alternation) or if the result does not match.
      */
-    static String fromPattern(String pattern) {
+    public static String fromPattern(String pattern) {
         StringBuilder out = new StringBuilder();
         int i = pattern.startsWith("^") ? 1 : 0;
         int end = pattern.endsWith("$") ? pattern.length() - 1 : pattern.length();

@@ -1,4 +1,4 @@
-package dev.sluice.lambda.snapstart;
+package dev.sluice.aws.priming;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -18,7 +18,7 @@ import software.amazon.awssdk.http.SdkHttpResponse;
  * signs and streams it in full) and answers {@code 200 {}} itself. The priming clients use it, so
  * that warming the SDK's marshallers calls no AWS endpoint and needs no credentials.
  */
-final class LoopbackHttpClient implements SdkHttpClient {
+public final class LoopbackHttpClient implements SdkHttpClient {
 
     private static final byte[] EMPTY_JSON = "{}".getBytes(StandardCharsets.UTF_8);
 
@@ -56,12 +56,12 @@ final class LoopbackHttpClient implements SdkHttpClient {
     }
 
     /** Requests the SDK handed to this client (each would have been one AWS call). */
-    int requests() {
+    public int requests() {
         return requests.get();
     }
 
     /** Bytes of request bodies the SDK marshalled. */
-    int bodyBytes() {
+    public int bodyBytes() {
         return bodyBytes.get();
     }
 
