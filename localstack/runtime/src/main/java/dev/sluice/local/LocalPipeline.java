@@ -59,6 +59,7 @@ public final class LocalPipeline implements AutoCloseable {
     private KclTimings kclTimings = KclTimings.LOCAL;
     private final Optional<LocalIam> iam;
     private final String deployment;
+    private final CloudFormationTemplate template;
     private volatile AccessModel accessModel;
 
     private LocalPipeline(
@@ -71,6 +72,7 @@ public final class LocalPipeline implements AutoCloseable {
         this.resources = resources;
         this.repository = repository;
         this.names = names;
+        this.template = template;
         this.iam = LocalIam.of(aws);
         this.deployment = names == null ? resources.stackName() : names.name(resources.stackName());
         iam.ifPresent(i -> deployAccess(template));
@@ -104,6 +106,11 @@ public final class LocalPipeline implements AutoCloseable {
         CloudFormationTemplate template = CloudFormationTemplate.synthesize(pipeline);
         return new LocalPipeline(
                 aws, new Provisioner(aws).provision(pipeline, template, names), repository, names, template);
+    }
+
+    /** The template the pipeline was provisioned from (and whose access it enforced first). */
+    public CloudFormationTemplate template() {
+        return template;
     }
 
     /**

@@ -112,6 +112,13 @@ public final class RequestMapper {
         String resource;
         if (KINESIS_CONSUMER_OPS.contains(operation) && body.hasNonNull("ConsumerARN")) {
             resource = body.get("ConsumerARN").asText();
+        } else if (KINESIS_CONSUMER_OPS.contains(operation)
+                && body.hasNonNull("StreamARN")
+                && body.hasNonNull("ConsumerName")) {
+            // named by stream and name (KCL looks its consumer up so): still a consumer resource, as in
+            // AWS; its creation timestamp, which the request does not carry, is left a wildcard
+            resource = body.get("StreamARN").asText() + "/consumer/"
+                    + body.get("ConsumerName").asText() + ":*";
         } else if (operation.equals("GetRecords")) {
             String iterator = body.path("ShardIterator").asText("");
             String stream = body.hasNonNull("StreamARN") ? body.get("StreamARN").asText() : null;

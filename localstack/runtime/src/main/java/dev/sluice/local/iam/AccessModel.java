@@ -690,7 +690,10 @@ public final class AccessModel {
 
     /** The KMS key ARN that encrypts a resource, if a customer-managed one does. */
     public Optional<String> encryptionKey(String arn) {
-        return Optional.ofNullable(keysByResource.get(owner(arn)));
+        String owner = owner(arn);
+        // a stream consumer reads its stream's records: SubscribeToShard decrypts with the stream's key
+        int consumer = owner.startsWith("arn:aws:kinesis:") ? owner.indexOf("/consumer/") : -1;
+        return Optional.ofNullable(keysByResource.get(consumer < 0 ? owner : owner.substring(0, consumer)));
     }
 
     /** Whether the model knows this resource (its own policy or key). */

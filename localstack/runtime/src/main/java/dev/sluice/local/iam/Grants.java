@@ -124,7 +124,12 @@ public final class Grants {
             CloudFormationTemplate template, String roleLogicalId, String action, JsonNode resource) {
         JsonNodeFactory json = JsonNodeFactory.instance;
         ObjectNode properties = json.objectNode();
-        properties.put("PolicyName", "mutation");
+        // one more policy per grant (its own name too): a second grant adds to the first, not replaces it
+        String logicalId = "MutationPolicy";
+        for (int n = 2; template.resources().containsKey(logicalId); n++) {
+            logicalId = "MutationPolicy" + n;
+        }
+        properties.put("PolicyName", logicalId.replace("MutationPolicy", "mutation"));
         properties.putArray("Roles").addObject().put("Ref", roleLogicalId);
         ObjectNode document = properties.putObject("PolicyDocument");
         document.put("Version", "2012-10-17");
@@ -134,9 +139,8 @@ public final class Grants {
         statement.set("Resource", resource);
         Map<String, CloudFormationTemplate.Resource> resources = new LinkedHashMap<>(template.resources());
         resources.put(
-                "MutationPolicy",
-                new CloudFormationTemplate.Resource(
-                        "MutationPolicy", "AWS::IAM::Policy", properties, json.objectNode()));
+                logicalId,
+                new CloudFormationTemplate.Resource(logicalId, "AWS::IAM::Policy", properties, json.objectNode()));
         return new CloudFormationTemplate(template.stackName(), resources);
     }
 

@@ -13,11 +13,27 @@ import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.LocalAwsExtension;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.local.LocalPipeline;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
+import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
@@ -172,5 +188,79 @@ class TemplateProvisioningIT {
                         });
             }
         }
+    }
+
+    @Test
+    void aGetSecretValueSignedWithAWrongSecretOrAStaleDateIsRefusedAsAnInvalidSignature(
+            LocalAws aws, ResourceNames names) throws Exception {
+        try (LocalPipeline pipeline = LocalPipeline.provision(aws, clickstream(), names, ROOT)) {
+            Map<String, String> masker = pipeline.functionEnvironment("mask-and-rekey");
+            String secretId = masker.get(EnvironmentNames.secretId("tokenization-key"));
+            String value = Files.readString(pipeline.secretsFolder()
+                            .resolve(dev.sluice.local.secrets.SecretsManagerFront.fileName(secretId)))
+                    .strip();
+            // the masking stage's own key id (its role may read the secret), signed with another secret
+            Map<String, String> wrongSecret = new LinkedHashMap<>(masker);
+            wrongSecret.put("AWS_SECRET_ACCESS_KEY", "not-" + masker.get("AWS_SECRET_ACCESS_KEY"));
+            try (SecretsManagerClient client = new AwsClients(wrongSecret).secretsManager()) {
+                assertThatThrownBy(() -> client.getSecretValue(b -> b.secretId(secretId)))
+                        .isInstanceOfSatisfying(SecretsManagerException.class, e -> {
+                            assertThat(e.statusCode()).isEqualTo(400);
+                            assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidSignatureException");
+                            assertThat(e.getMessage())
+                                    .contains("signature we calculated does not match")
+                                    .doesNotContain(value);
+                        });
+            }
+            // the right secret, a date 20 minutes ago: expired; the same request signed now is answered
+            URI endpoint = URI.create(masker.get("AWS_ENDPOINT_URL_SECRETSMANAGER"));
+            String body = "{\"SecretId\":\"" + secretId + "\"}";
+            HttpResponse<String> stale = getSecretValue(
+                    endpoint,
+                    masker,
+                    aws.region().id(),
+                    body,
+                    Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-20)));
+            assertThat(stale.statusCode()).isEqualTo(400);
+            assertThat(stale.headers().firstValue("x-amzn-ErrorType")).hasValue("InvalidSignatureException");
+            assertThat(stale.body()).contains("Signature expired").doesNotContain(value);
+            HttpResponse<String> current =
+                    getSecretValue(endpoint, masker, aws.region().id(), body, Clock.systemUTC());
+            assertThat(current.statusCode()).isEqualTo(200);
+            assertThat(current.body()).contains(value);
+        }
+    }
+
+    /** A GetSecretValue signed by the SDK's V4 signer with the stage's key at {@code clock}'s time. */
+    private static HttpResponse<String> getSecretValue(
+            URI endpoint, Map<String, String> environment, String region, String body, Clock clock) throws Exception {
+        SdkHttpRequest request = SdkHttpRequest.builder()
+                .method(SdkHttpMethod.POST)
+                .uri(URI.create(endpoint + "/"))
+                .putHeader("Content-Type", "application/x-amz-json-1.1")
+                .putHeader("X-Amz-Target", "secretsmanager.GetSecretValue")
+                .putHeader("Content-Length", Integer.toString(body.getBytes(StandardCharsets.UTF_8).length))
+                .build();
+        SignedRequest signed = AwsV4HttpSigner.create()
+                .sign(r -> r.identity(AwsCredentialsIdentity.create(
+                                environment.get("AWS_ACCESS_KEY_ID"), environment.get("AWS_SECRET_ACCESS_KEY")))
+                        .request(request)
+                        .payload(ContentStreamProvider.fromUtf8String(body))
+                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "secretsmanager")
+                        .putProperty(AwsV4HttpSigner.REGION_NAME, region)
+                        .putProperty(HttpSigner.SIGNING_CLOCK, clock));
+        HttpRequest.Builder builder =
+                HttpRequest.newBuilder(request.getUri()).POST(HttpRequest.BodyPublishers.ofString(body));
+        // the JDK client sets Host and Content-Length itself (the same values)
+        signed.request().forEachHeader((name, values) -> {
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (!lower.equals("host") && !lower.equals("content-length")) {
+                builder.header(name, values.get(0));
+            }
+        });
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
+                .send(builder.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

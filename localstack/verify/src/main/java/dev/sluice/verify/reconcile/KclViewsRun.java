@@ -12,9 +12,11 @@ import dev.sluice.emulators.LocalAws;
 import dev.sluice.emulators.ResourceNames;
 import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.local.LocalPipeline;
+import dev.sluice.local.iam.Grants;
 import dev.sluice.local.kcl.KclTimings;
 import dev.sluice.local.kcl.LocalKclWorker;
 import dev.sluice.local.kcl.LocalKclWorkers;
+import dev.sluice.local.template.CloudFormationTemplate;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -112,10 +114,44 @@ public final class KclViewsRun implements AutoCloseable {
                             EnvironmentNames.PIPELINES_DIR, pipelines.toString(),
                             EnvironmentNames.METRICS_FILE, metrics.toString()))
                     .withKclWorkers(1, timings);
+            if (fanOut) {
+                // fan-out workers read through the Kinesis gate, as their task role: grant what fan-out calls
+                pipeline.stagePrincipal(STAGE)
+                        .ifPresent(role -> pipeline.deployAccess(withFanOutGrants(
+                                pipeline.template(), role.logicalId(), inputStreamLogicalId(pipeline.template()))));
+            }
             return new KclViewsRun(aws, pipeline, pipeline.kclWorkers(STAGE, fanOut), metrics, names.suffix());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The logical id of the input stream ({@value #INPUT}) in the pipeline's template.
+     */
+    public static String inputStreamLogicalId(CloudFormationTemplate template) {
+        return template.resources().values().stream()
+                .filter(r -> r.kind().orElse("").equals("stream")
+                        && r.name().orElse("").equals(INPUT))
+                .map(CloudFormationTemplate.Resource::logicalId)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no stream " + INPUT + " in " + template.stackName()));
+    }
+
+    /**
+     * The template with what a fan-out KCL worker calls beyond polling granted to the stage's task
+     * role on its input stream: {@code RegisterStreamConsumer} on the stream (KCL looks its consumer
+     * up by stream and name, and registers it if it is missing), {@code DescribeStreamConsumer} and
+     * {@code SubscribeToShard} on the stream's consumers ({@code <stream ARN>/consumer/*}). The stack grants polling only ({@code KclAccess}: the workers poll
+     * in AWS); fan-out runs locally only, with the grants a stack that used it would give.
+     */
+    public static CloudFormationTemplate withFanOutGrants(
+            CloudFormationTemplate template, String taskRoleLogicalId, String streamLogicalId) {
+        CloudFormationTemplate granted =
+                Grants.grant(template, taskRoleLogicalId, "kinesis:RegisterStreamConsumer", streamLogicalId, null);
+        granted = Grants.grant(
+                granted, taskRoleLogicalId, "kinesis:DescribeStreamConsumer", streamLogicalId, "/consumer/*");
+        return Grants.grant(granted, taskRoleLogicalId, "kinesis:SubscribeToShard", streamLogicalId, "/consumer/*");
     }
 
     public LocalKclWorkers workers() {
