@@ -82,15 +82,15 @@ class FanOutThroughGateIT {
                 .registerStreamConsumer(r -> r.streamARN(streamArn).consumerName("reader"))
                 .consumer()
                 .consumerARN();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!aws.kinesis()
-                        .describeStreamConsumer(r -> r.consumerARN(consumerArn))
+        String consumer = consumerArn;
+        org.awaitility.Awaitility.await("consumer " + consumer + " ACTIVE")
+                .atMost(java.time.Duration.ofSeconds(20))
+                .pollInterval(java.time.Duration.ofMillis(100))
+                .until(() -> aws.kinesis()
+                        .describeStreamConsumer(r -> r.consumerARN(consumer))
                         .consumerDescription()
                         .consumerStatusAsString()
-                        .equals("ACTIVE")
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+                        .equals("ACTIVE"));
     }
 
     @AfterAll
