@@ -400,28 +400,9 @@ final class FaultsCommand implements Command {
             if (denied == 0 || DENIAL_SCENARIOS.contains(scenario)) {
                 return row;
             }
-            List<String> problems = new ArrayList<>(row.problems());
-            problems.add(denied + " requests denied by the local IAM in a scenario that tests no denial: "
-                    + aws.accessControl().recentDenials().stream()
-                            .skip(Math.max(
-                                    0, aws.accessControl().recentDenials().size() - 3))
-                            .toList());
-            return new FaultSuite.Row(
-                    row.scenario(),
-                    row.description(),
-                    row.events(),
-                    row.deliveries(),
-                    row.effects(),
-                    row.absorbed(),
-                    row.deadLettered(),
-                    row.lost(),
-                    row.duplicateEffects(),
-                    row.orderViolations(),
-                    row.faultsPlanned(),
-                    row.faultsFired(),
-                    row.redeliveryExpected(),
-                    row.seconds(),
-                    List.copyOf(problems));
+            List<dev.sluice.emulators.iam.Decision> recent = aws.accessControl().recentDenials();
+            return row.withProblem(denied + " requests denied by the local IAM in a scenario that tests no denial: "
+                    + recent.subList(Math.max(0, recent.size() - 3), recent.size()));
         }
 
         /** Deletes every stream on the stack: the scenario that made them is reconciled and over. */

@@ -4,7 +4,6 @@ import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.priming.StagePriming;
 import dev.sluice.core.definition.PipelineDefinition;
 import java.security.SecureRandom;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.crac.Context;
@@ -40,11 +39,11 @@ public final class SnapStartPriming implements Resource {
     /** Records in the priming batch. */
     static final int PRIMING_RECORDS = StagePriming.PRIMING_RECORDS;
 
-    private final PipelineDefinition pipeline;
+    private final StagePriming priming;
+    private final String pipelineName;
     private final String stageName;
-    private final Map<String, String> environment;
     private final SecureRandom random;
-    private volatile Primed primed;
+    private volatile StagePriming.Primed primed;
     private volatile int restores;
 
     /**
@@ -52,9 +51,9 @@ public final class SnapStartPriming implements Resource {
      */
     public SnapStartPriming(
             PipelineDefinition pipeline, String stageName, Map<String, String> environment, SecureRandom random) {
-        this.pipeline = pipeline;
+        this.priming = new StagePriming(pipeline, stageName, environment, random);
+        this.pipelineName = pipeline.pipeline();
         this.stageName = stageName;
-        this.environment = Map.copyOf(environment);
         this.random = random;
     }
 
@@ -66,23 +65,13 @@ public final class SnapStartPriming implements Resource {
         return priming;
     }
 
-    /**
-     * What priming did.
-     *
-     * @param records synthetic records run through the chain
-     * @param accepted of which the chain accepted (the rest were dead-lettered, which primes that path)
-     * @param sdkRequests requests the SDK clients marshalled and signed, none sent
-     * @param deadLetters the dead-lettered records' reasons
-     */
-    public record Primed(int records, int accepted, int sdkRequests, List<String> deadLetters) {}
-
     @Override
     public void beforeCheckpoint(Context<? extends Resource> context) {
         primed = prime();
         LOG.info(
                 "primed stage {}/{} before the snapshot: {} synthetic records ({} accepted), {} SDK requests"
                         + " marshalled, none sent",
-                pipeline.pipeline(),
+                pipelineName,
                 stageName,
                 primed.records(),
                 primed.accepted(),
@@ -93,7 +82,7 @@ public final class SnapStartPriming implements Resource {
     public void afterRestore(Context<? extends Resource> context) {
         random.setSeed(random.generateSeed(32));
         restores++;
-        LOG.info("restored stage {}/{} from its snapshot: random source re-seeded", pipeline.pipeline(), stageName);
+        LOG.info("restored stage {}/{} from its snapshot: random source re-seeded", pipelineName, stageName);
     }
 
     /** The function's random source, re-seeded after every restore. */
@@ -102,7 +91,7 @@ public final class SnapStartPriming implements Resource {
     }
 
     /** What the last priming did, if it ran. */
-    public Optional<Primed> primed() {
+    public Optional<StagePriming.Primed> primed() {
         return Optional.ofNullable(primed);
     }
 
@@ -112,8 +101,7 @@ public final class SnapStartPriming implements Resource {
     }
 
     /** Runs the priming (what {@link #beforeCheckpoint} does); callable without a checkpoint. */
-    public Primed prime() {
-        StagePriming.Primed done = new StagePriming(pipeline, stageName, environment, random).prime();
-        return new Primed(done.records(), done.accepted(), done.sdkRequests(), done.deadLetters());
+    public StagePriming.Primed prime() {
+        return priming.prime();
     }
 }

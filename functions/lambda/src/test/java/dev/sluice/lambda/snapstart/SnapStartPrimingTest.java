@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.aws.StageRuntime;
+import dev.sluice.aws.priming.StagePriming;
 import dev.sluice.aws.priming.SyntheticEvent;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -50,7 +51,7 @@ class SnapStartPrimingTest {
         SnapStartPriming priming =
                 new SnapStartPriming(pipeline("clickstream"), "mask-and-rekey", Map.of(), new SecureRandom());
 
-        SnapStartPriming.Primed primed = priming.prime();
+        StagePriming.Primed primed = priming.prime();
 
         assertThat(primed.records()).isEqualTo(SnapStartPriming.PRIMING_RECORDS);
         assertThat(primed.accepted())

@@ -155,12 +155,7 @@ class FanOutThroughGateIT {
                 .failsWithin(30, TimeUnit.SECONDS)
                 .withThrowableOfType(ExecutionException.class)
                 .satisfies(e -> {
-                    Throwable cause = e.getCause();
-                    while (cause != null && !(cause instanceof KinesisException)) {
-                        cause = cause.getCause();
-                    }
-                    assertThat(cause).isInstanceOf(KinesisException.class);
-                    KinesisException kinesis = (KinesisException) cause;
+                    KinesisException kinesis = kinesisCause(e);
                     assertThat(kinesis.awsErrorDetails().errorCode()).isEqualTo("AccessDeniedException");
                     assertThat(kinesis.getMessage()).contains("kinesis:SubscribeToShard");
                 });
@@ -180,13 +175,17 @@ class FanOutThroughGateIT {
         assertThat(subscribe(wrong, new CopyOnWriteArrayList<>()))
                 .failsWithin(30, TimeUnit.SECONDS)
                 .withThrowableOfType(ExecutionException.class)
-                .satisfies(e -> {
-                    Throwable cause = e.getCause();
-                    while (cause != null && !(cause instanceof KinesisException)) {
-                        cause = cause.getCause();
-                    }
-                    assertThat(((KinesisException) cause).awsErrorDetails().errorCode())
-                            .isEqualTo("InvalidSignatureException");
-                });
+                .satisfies(e -> assertThat(kinesisCause(e).awsErrorDetails().errorCode())
+                        .isEqualTo("InvalidSignatureException"));
+    }
+
+    /** The Kinesis error a failed subscription carries, wrapped as it may be; fails the test if none. */
+    private static KinesisException kinesisCause(Throwable failure) {
+        Throwable cause = failure.getCause();
+        while (cause != null && !(cause instanceof KinesisException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a KinesisException in the causes of " + failure).isInstanceOf(KinesisException.class);
+        return (KinesisException) cause;
     }
 }

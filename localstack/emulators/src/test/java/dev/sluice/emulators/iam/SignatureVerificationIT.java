@@ -243,50 +243,53 @@ class SignatureVerificationIT {
                 .isZero();
     }
 
+    /** A JSON-protocol service the gates front, and one harmless read of it. */
+    private enum JsonRead {
+        KINESIS("kinesis", "application/x-amz-json-1.1", "Kinesis_20131202.ListStreams"),
+        DYNAMODB("dynamodb", "application/x-amz-json-1.0", "DynamoDB_20120810.ListTables"),
+        SQS("sqs", "application/x-amz-json-1.0", "AmazonSQS.ListQueues");
+
+        final String service;
+        final String type;
+        final String target;
+
+        JsonRead(String service, String type, String target) {
+            this.service = service;
+            this.type = type;
+            this.target = target;
+        }
+
+        URI endpoint() {
+            return switch (this) {
+                case KINESIS -> aws.kinesisEndpoint();
+                case DYNAMODB -> aws.dynamoDbEndpoint();
+                case SQS -> aws.sqsEndpoint();
+            };
+        }
+    }
+
     private static HttpResponse<String> kinesis(String signedBody, String sentBody, Clock clock) throws Exception {
-        return json(
-                aws.kinesisEndpoint(),
-                "kinesis",
-                "application/x-amz-json-1.1",
-                "Kinesis_20131202.ListStreams",
-                signedBody,
-                sentBody,
-                clock);
+        return json(JsonRead.KINESIS, signedBody, sentBody, clock);
     }
 
     private static HttpResponse<String> dynamoDb(String signedBody, String sentBody, Clock clock) throws Exception {
-        return json(
-                aws.dynamoDbEndpoint(),
-                "dynamodb",
-                "application/x-amz-json-1.0",
-                "DynamoDB_20120810.ListTables",
-                signedBody,
-                sentBody,
-                clock);
+        return json(JsonRead.DYNAMODB, signedBody, sentBody, clock);
     }
 
     private static HttpResponse<String> sqs(String signedBody, String sentBody, Clock clock) throws Exception {
-        return json(
-                aws.sqsEndpoint(),
-                "sqs",
-                "application/x-amz-json-1.0",
-                "AmazonSQS.ListQueues",
-                signedBody,
-                sentBody,
-                clock);
+        return json(JsonRead.SQS, signedBody, sentBody, clock);
     }
 
-    private static HttpResponse<String> json(
-            URI endpoint, String service, String type, String target, String signedBody, String sentBody, Clock clock)
+    private static HttpResponse<String> json(JsonRead read, String signedBody, String sentBody, Clock clock)
             throws Exception {
         SdkHttpRequest request = SdkHttpRequest.builder()
                 .method(SdkHttpMethod.POST)
-                .uri(URI.create(endpoint + "/"))
-                .putHeader("Content-Type", type)
-                .putHeader("X-Amz-Target", target)
+                .uri(URI.create(read.endpoint() + "/"))
+                .putHeader("Content-Type", read.type)
+                .putHeader("X-Amz-Target", read.target)
                 .putHeader("Content-Length", Integer.toString(signedBody.getBytes(StandardCharsets.UTF_8).length))
                 .build();
-        Map<String, String> headers = sign(request, signedBody, service, clock, false);
+        Map<String, String> headers = sign(request, signedBody, read.service, clock, false);
         return send("POST", request.getUri(), headers, sentBody);
     }
 

@@ -362,6 +362,25 @@ public final class LocalKclWorkers implements AutoCloseable {
         return started;
     }
 
+    /**
+     * Adds {@code count} workers to a running cluster, one after another: each is started once the
+     * one before it is ready. On AWS an added ECS task boots on its own vCPU; here every JVM shares
+     * this machine's cores with the running workers and the emulators, and several JVMs booting at
+     * once (class loading, JIT) took so much of them that the running workers stopped processing for
+     * seconds (a 5-s window at 0 records in {@code kcl-scale-out}, 2 → 6 workers on 2 cores). One at
+     * a time, a boot takes one session's share of the CPU (each worker runs in its own session,
+     * {@link dev.sluice.emulators.OwnSession}), and the running workers keep theirs.
+     */
+    public List<LocalKclWorker> add(int count, Duration timeout) {
+        List<LocalKclWorker> added = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            LocalKclWorker worker = startWorker();
+            added.add(worker);
+            awaitReady(worker, timeout);
+        }
+        return added;
+    }
+
     /** Waits until a worker's KCL scheduler is initialised. */
     public void awaitReady(LocalKclWorker worker, Duration timeout) {
         await("worker " + worker + " ready", timeout, () -> {

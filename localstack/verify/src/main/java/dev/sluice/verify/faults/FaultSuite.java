@@ -91,6 +91,28 @@ public final class FaultSuite {
         public boolean passed() {
             return problems.isEmpty();
         }
+
+        /** This row with one more problem found after the scenario ran. */
+        public Row withProblem(String problem) {
+            List<String> all = new java.util.ArrayList<>(problems);
+            all.add(problem);
+            return new Row(
+                    scenario,
+                    description,
+                    events,
+                    deliveries,
+                    effects,
+                    absorbed,
+                    deadLettered,
+                    lost,
+                    duplicateEffects,
+                    orderViolations,
+                    faultsPlanned,
+                    faultsFired,
+                    redeliveryExpected,
+                    seconds,
+                    List.copyOf(all));
+        }
     }
 
     private final LocalAws aws;

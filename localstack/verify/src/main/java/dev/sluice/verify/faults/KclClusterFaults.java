@@ -565,12 +565,11 @@ public final class KclClusterFaults {
             hold(scaleLoad.before());
             change = Instant.now();
             if (scenario.equals(SCALE_OUT)) {
-                List<LocalKclWorker> added = new ArrayList<>();
-                for (int i = workers.size(); i < largeCluster; i++) {
-                    added.add(run.workers().startWorker());
-                }
+                // one after another, each once the one before is ready (LocalKclWorkers.add): JVMs
+                // booting at once on this machine's cores stop the running workers, which on AWS
+                // keep their own vCPUs while new tasks boot
+                List<LocalKclWorker> added = run.workers().add(largeCluster - workers.size(), READY);
                 fired++;
-                added.forEach(w -> run.workers().awaitReady(w, READY));
                 await("every added worker holds a lease", () -> {
                     Set<String> owners = Set.copyOf(run.workers().owners().values());
                     return added.stream().allMatch(w -> owners.contains(w.workerId()))
