@@ -8,15 +8,17 @@ import dev.sluice.local.kcl.LocalKclWorker;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The fault suite's KCL scenarios ({@code ./sluice faults}): two local KCL workers (separate JVMs) on
- * a four-shard stream, one killed hard, stopped gracefully, or joined by another mid-stream; each
- * reconciled (nothing lost, no duplicate effect, per-key order in the output stream), plus what
- * each scenario promises about the leases.
+ * a four-shard stream, one killed hard or stopped gracefully; each reconciled (nothing lost, no
+ * duplicate effect, per-key order in the output stream), plus what each scenario promises about the
+ * leases. The third, {@code kcl-worker-joins} (a worker joining mid-stream takes a share of the leases
+ * while the first keeps processing), runs in {@code ./sluice faults} only: in CI {@code
+ * KclClusterFaultsIT}'s scale-out checks the same under a steady load and more strictly (every added
+ * worker holds a lease, no 5-s window without a processed record).
  */
 @ExtendWith(LocalAwsExtension.class)
 class KclFaultSuiteIT {
@@ -67,35 +69,6 @@ class KclFaultSuiteIT {
         System.out.printf(
                 "kcl-graceful-handover: takeover %.1f s, absorbed %d%n",
                 result.takeoverSeconds().get(), result.row().absorbed());
-    }
-
-    @Test
-    void aWorkerJoiningMidStreamTakesAShareOfTheLeasesWhileTheFirstKeepsProcessing(LocalAws aws) {
-        KclFaultSuite.KclRow result = new KclFaultSuite(aws, ROOT).run(KclFaultSuite.JOINS, EVENTS, run -> {
-            List<String> problems = new ArrayList<>();
-            List<LocalKclWorker> workers = run.workers().workers();
-            LocalKclWorker first = workers.get(0);
-            LocalKclWorker joined = workers.get(1);
-            Set<String> owners = Set.copyOf(run.workers().owners().values());
-            if (!owners.contains(first.workerId()) || !owners.contains(joined.workerId())) {
-                problems.add("leases not shared: " + run.workers().owners());
-            }
-            if (!first.isAlive()) {
-                problems.add("the first worker stopped");
-            }
-            long firstAfterJoin = run.metrics().stream()
-                    .filter(m -> m.path("workerId").asText().equals(first.workerId()))
-                    .filter(m -> m.path("_aws").path("Timestamp").asLong()
-                            > joined.startedAt().toEpochMilli())
-                    .mapToLong(m -> m.path("Records").asLong())
-                    .sum();
-            if (firstAfterJoin == 0) {
-                problems.add("the first worker processed nothing after the second joined");
-            }
-            return problems;
-        });
-
-        assertPassed(result.row());
     }
 
     private static void assertPassed(FaultSuite.Row row) {
