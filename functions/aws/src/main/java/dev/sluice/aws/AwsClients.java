@@ -59,8 +59,11 @@ public final class AwsClients implements AutoCloseable {
         this.credentials = credentials(environment);
     }
 
-    /** The HTTP client every SDK client of these shares (see the class comment). */
-    static SdkHttpClient httpClient() {
+    /**
+     * A new HTTP client as every SDK client of these shares (see the class comment); priming builds one
+     * the same way ({@code StagePriming}), so that its requests take the stage's own request path.
+     */
+    public static SdkHttpClient httpClient() {
         return Apache5HttpClient.builder().maxConnections(MAX_CONNECTIONS).build();
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.aws.priming;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.aws.AwsClients;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -19,7 +20,6 @@ import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkReport;
 import dev.sluice.core.stage.StageChain;
 import dev.sluice.core.stage.StageServices;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -38,6 +38,7 @@ import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -50,12 +51,13 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 
 /**
- * Primes a stage with no network and no credentials: compiles the stage's chain with a throw-away
- * key and empty reference data, runs a synthetic batch built from the input schema through it into
- * sinks that keep nothing (Jackson, the validators, masking, CEL and the aggregator run their real
- * code), and has each SDK client type the stage uses marshal and sign its requests (DynamoDB, S3,
- * SQS, and Kinesis or Secrets Manager when the stage writes a stream or masks) against {@link
- * LoopbackHttpClient}, which answers itself. The Lambda function runs it before its SnapStart
+ * Primes a stage with no AWS endpoint and no credentials: compiles the stage's chain with a
+ * throw-away key and empty reference data, runs a synthetic batch built from the input schema through
+ * it into sinks that keep nothing (Jackson, the validators, masking, CEL and the aggregator run their
+ * real code), and has each SDK client type the stage uses send one request of each kind (DynamoDB,
+ * S3, SQS, and Kinesis or Secrets Manager when the stage writes a stream or masks) through the stage's
+ * own HTTP client implementation to {@link LoopbackAws}, a server on 127.0.0.1 inside this JVM that
+ * answers as the services do. The Lambda function runs it before its SnapStart
  * snapshot ({@code SnapStartPriming}); a KCL worker before its scheduler starts, so that it takes no
  * lease before its classes are loaded and its first batch is not a cold one.
  */
@@ -85,10 +87,20 @@ public final class StagePriming {
      *
      * @param records synthetic records run through the chain
      * @param accepted of which the chain accepted (the rest were dead-lettered, which primes that path)
-     * @param sdkRequests requests the SDK clients marshalled and signed, none sent
+     * @param sdkCalls the requests the SDK clients sent through the stage's HTTP client to {@link
+     *     LoopbackAws} on 127.0.0.1, as it answered them ({@code X-Amz-Target}, or {@code S3 PUT})
+     * @param sdkErrors the calls whose answer the SDK did not accept (none, unless an answer's shape
+     *     is off: then that call's response path was not primed)
      * @param deadLetters the dead-lettered records' reasons
      */
-    public record Primed(int records, int accepted, int sdkRequests, List<String> deadLetters) {}
+    public record Primed(
+            int records, int accepted, List<String> sdkCalls, List<String> sdkErrors, List<String> deadLetters) {
+
+        /** Requests sent and answered. */
+        public int sdkRequests() {
+            return sdkCalls.size();
+        }
+    }
 
     /** Runs the priming. */
     public Primed prime() {
@@ -138,83 +150,104 @@ public final class StagePriming {
                     now));
         }
         BatchResult result = processor.process(records);
-        int requests = primeSdk(stage, event);
-        return new Primed(result.received(), result.accepted(), requests, List.copyOf(deadLetters));
+        List<String> sdkErrors = new ArrayList<>();
+        List<String> sdkCalls = primeSdk(stage, event, sdkErrors);
+        return new Primed(
+                result.received(), result.accepted(), sdkCalls, List.copyOf(sdkErrors), List.copyOf(deadLetters));
     }
 
-    /** Marshals and signs one request of each kind the stage's sinks send; the loopback client answers. */
-    private int primeSdk(StageDefinition stage, byte[] event) {
-        LoopbackHttpClient http = new LoopbackHttpClient();
+    /**
+     * Sends one request of each kind the stage's sinks send through the stage's own HTTP client
+     * implementation ({@link AwsClients#httpClient()}) to a {@link LoopbackAws} server: marshalling,
+     * signing, the connection pool, writing the request and parsing the answer all run. The clients,
+     * their connections and the server are closed before this returns.
+     */
+    private List<String> primeSdk(StageDefinition stage, byte[] event, List<String> errors) {
         Region region = Region.of(environment.getOrDefault("AWS_REGION", "us-east-1"));
-        try (DynamoDbClient dynamoDb =
-                        configure(DynamoDbClient.builder(), http, region).build();
-                S3Client s3 = configure(S3Client.builder(), http, region)
+        try (LoopbackAws loopback = LoopbackAws.start();
+                SdkHttpClient http = AwsClients.httpClient();
+                DynamoDbClient dynamoDb = configure(DynamoDbClient.builder(), http, loopback, region)
+                        .build();
+                S3Client s3 = configure(S3Client.builder(), http, loopback, region)
                         .forcePathStyle(true)
                         .build();
-                SqsClient sqs = configure(SqsClient.builder(), http, region).build()) {
-            quietly(() -> dynamoDb.putItem(b -> b.tableName("priming")
-                    .item(Map.of(
-                            "pk",
-                            AttributeValue.fromS("priming"),
-                            "body",
-                            AttributeValue.fromB(SdkBytes.fromByteArray(event))))
-                    .conditionExpression("attribute_not_exists(pk) OR #p < :p")
-                    .expressionAttributeNames(Map.of("#p", "position"))
-                    .expressionAttributeValues(Map.of(":p", AttributeValue.fromS("1")))));
-            quietly(() -> dynamoDb.updateItem(b -> b.tableName("priming")
-                    .key(Map.of("pk", AttributeValue.fromS("priming")))
-                    .updateExpression("ADD #c :one")
-                    .expressionAttributeNames(Map.of("#c", "count"))
-                    .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))));
-            quietly(() -> dynamoDb.getItem(b -> b.tableName("priming")
-                    .key(Map.of("pk", AttributeValue.fromS("priming")))
-                    .consistentRead(true)));
-            quietly(() -> s3.putObject(
-                    b -> b.bucket("priming").key("priming/priming.json").ifNoneMatch("*"),
-                    RequestBody.fromBytes(event)));
-            quietly(() -> sqs.sendMessageBatch(b -> b.queueUrl(
-                            "https://sqs." + region.id() + ".amazonaws.com/000000000000/priming")
-                    .entries(SendMessageBatchRequestEntry.builder()
-                            .id("0")
-                            .messageBody(new String(event, StandardCharsets.UTF_8))
-                            .build())));
-            if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.STREAM)) {
-                try (KinesisClient kinesis =
-                        configure(KinesisClient.builder(), http, region).build()) {
-                    quietly(() -> kinesis.putRecords(b -> b.streamName("priming")
-                            .records(PutRecordsRequestEntry.builder()
-                                    .partitionKey("priming")
-                                    .data(SdkBytes.fromByteArray(event))
+                SqsClient sqs =
+                        configure(SqsClient.builder(), http, loopback, region).build()) {
+            quietly(
+                    errors,
+                    () -> dynamoDb.putItem(b -> b.tableName("priming")
+                            .item(Map.of(
+                                    "pk",
+                                    AttributeValue.fromS("priming"),
+                                    "body",
+                                    AttributeValue.fromB(SdkBytes.fromByteArray(event))))
+                            .conditionExpression("attribute_not_exists(pk) OR #p < :p")
+                            .expressionAttributeNames(Map.of("#p", "position"))
+                            .expressionAttributeValues(Map.of(":p", AttributeValue.fromS("1")))));
+            quietly(
+                    errors,
+                    () -> dynamoDb.updateItem(b -> b.tableName("priming")
+                            .key(Map.of("pk", AttributeValue.fromS("priming")))
+                            .updateExpression("ADD #c :one")
+                            .expressionAttributeNames(Map.of("#c", "count"))
+                            .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))));
+            quietly(
+                    errors,
+                    () -> dynamoDb.getItem(b -> b.tableName("priming")
+                            .key(Map.of("pk", AttributeValue.fromS("priming")))
+                            .consistentRead(true)));
+            quietly(
+                    errors,
+                    () -> s3.putObject(
+                            b -> b.bucket("priming").key("priming/priming.json").ifNoneMatch("*"),
+                            RequestBody.fromBytes(event)));
+            quietly(
+                    errors,
+                    () -> sqs.sendMessageBatch(b -> b.queueUrl(loopback.endpoint() + "/000000000000/priming")
+                            .entries(SendMessageBatchRequestEntry.builder()
+                                    .id("0")
+                                    .messageBody(new String(event, StandardCharsets.UTF_8))
                                     .build())));
+            if (stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.STREAM)) {
+                try (KinesisClient kinesis = configure(KinesisClient.builder(), http, loopback, region)
+                        .build()) {
+                    quietly(
+                            errors,
+                            () -> kinesis.putRecords(b -> b.streamName("priming")
+                                    .records(PutRecordsRequestEntry.builder()
+                                            .partitionKey("priming")
+                                            .data(SdkBytes.fromByteArray(event))
+                                            .build())));
                 }
             }
             if (stage.steps().stream().anyMatch(step -> step.type() == StepType.MASK)) {
-                try (SecretsManagerClient secrets =
-                        configure(SecretsManagerClient.builder(), http, region).build()) {
-                    quietly(() -> secrets.getSecretValue(b -> b.secretId("priming")));
+                try (SecretsManagerClient secrets = configure(SecretsManagerClient.builder(), http, loopback, region)
+                        .build()) {
+                    quietly(errors, () -> secrets.getSecretValue(b -> b.secretId("priming")));
                 }
             }
+            return loopback.answered();
         }
-        return http.requests();
     }
 
     private static <B extends AwsClientBuilder<B, ?> & AwsSyncClientBuilder<B, ?>> B configure(
-            B builder, LoopbackHttpClient http, Region region) {
+            B builder, SdkHttpClient http, LoopbackAws loopback, Region region) {
         builder.region(region)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("priming", "priming")))
                 .httpClient(http)
-                .endpointOverride(URI.create("https://priming.invalid"))
-                // one attempt: a canned answer the operation cannot parse must not be retried with back-off
+                .endpointOverride(loopback.endpoint())
+                // one attempt: an answer the operation cannot use must not be retried with back-off
                 .overrideConfiguration(c -> c.retryStrategy(DefaultRetryStrategy.doNotRetry()));
         return builder;
     }
 
-    /** An SDK call whose canned answer may not parse as the operation's response: marshalling is what counts. */
-    private static void quietly(Runnable call) {
+    /** An SDK call whose loopback answer the operation may not accept: the request path is what counts. */
+    private static void quietly(List<String> errors, Runnable call) {
         try {
             call.run();
         } catch (RuntimeException e) {
             LOG.debug("priming call answered with {}", e.toString());
+            errors.add(e.toString());
         }
     }
 

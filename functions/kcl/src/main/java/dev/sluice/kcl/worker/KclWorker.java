@@ -215,8 +215,8 @@ public class KclWorker {
 
     /**
      * Primes the stage before the scheduler starts ({@link StagePriming}: a synthetic batch through
-     * the chain into sinks that keep nothing, each SDK client's requests marshalled and signed, none
-     * sent). A worker gets leases only once its scheduler runs, so a worker added to a running cluster
+     * the chain into sinks that keep nothing, one request of each kind through the worker's HTTP client
+     * implementation to a loopback server in this JVM, none to AWS). A worker gets leases only once its scheduler runs, so a worker added to a running cluster
      * takes over a shard with its classes loaded and its code compiled: the moved shard's first batch
      * is not the JVM's cold one. A priming failure is logged and the worker starts anyway.
      */
@@ -227,7 +227,7 @@ public class KclWorker {
                     new StagePriming(runtime.pipeline(), runtime.stageName(), env, new SecureRandom()).prime();
             LOG.info(
                     "primed stage {} in {} ms before taking leases: {} synthetic records ({} accepted), {} SDK"
-                            + " requests marshalled, none sent",
+                            + " requests sent to a loopback server and answered",
                     runtime.pipeline().pipeline() + "/" + runtime.stageName(),
                     (System.nanoTime() - started) / 1_000_000,
                     primed.records(),

@@ -16,18 +16,20 @@ import org.slf4j.LoggerFactory;
  * The stage function's SnapStart hook ({@code org.crac}; Lambda calls it around the snapshot of a
  * published version).
  *
- * <p>{@link #beforeCheckpoint} primes, with no network and no credentials: the handler's constructor
- * has already loaded the definition and compiled the stage's schemas and expressions; priming then
- * compiles the stage's chain once more with a throw-away key and empty reference data, runs a
- * synthetic batch built from the input schema through it into sinks that keep nothing (Jackson,
- * the validators, masking, CEL and the aggregator run their real code), and has each SDK client type
- * the stage uses marshal and sign its requests (DynamoDB, S3, SQS, and Kinesis or Secrets Manager
- * when the stage writes a stream or masks) against {@link dev.sluice.aws.priming.LoopbackHttpClient},
- * which answers itself ({@link StagePriming}, which KCL workers run too).
+ * <p>{@link #beforeCheckpoint} primes, with no AWS endpoint and no credentials: the handler's
+ * constructor has already loaded the definition and compiled the stage's schemas and expressions;
+ * priming then compiles the stage's chain once more with a throw-away key and empty reference data,
+ * runs a synthetic batch built from the input schema through it into sinks that keep nothing
+ * (Jackson, the validators, masking, CEL and the aggregator run their real code), and has each SDK
+ * client type the stage uses send one request of each kind (DynamoDB, S3, SQS, and Kinesis or
+ * Secrets Manager when the stage writes a stream or masks) through the stage's HTTP client
+ * implementation to {@link dev.sluice.aws.priming.LoopbackAws}, a server on 127.0.0.1 in the function
+ * ({@link StagePriming}, which KCL workers run too); the clients, their connections and the server
+ * are closed before the snapshot.
  *
  * <p>{@link #afterRestore} re-seeds what every restored copy of one snapshot would otherwise share:
  * the function's {@link #random() random source} (fresh seed bytes from the operating system).
- * Priming opens no connection (it uses the loopback client); the one call the stage makes before
+ * Priming leaves no connection open (its own clients and server are closed); the one call the stage makes before
  * the snapshot (a masking stage's chain reads its tokenization key from Secrets Manager when it
  * compiles) may leave a kept-alive connection that does not survive the restore: it fails once and
  * the SDK's standard retry opens a new one.
@@ -70,7 +72,7 @@ public final class SnapStartPriming implements Resource {
         primed = prime();
         LOG.info(
                 "primed stage {}/{} before the snapshot: {} synthetic records ({} accepted), {} SDK requests"
-                        + " marshalled, none sent",
+                        + " sent to a loopback server and answered",
                 pipelineName,
                 stageName,
                 primed.records(),

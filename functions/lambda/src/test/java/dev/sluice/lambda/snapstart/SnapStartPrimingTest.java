@@ -28,7 +28,7 @@ class SnapStartPrimingTest {
     }
 
     @Test
-    void beforeCheckpointRunsASyntheticBatchThroughTheChainAndMarshalsTheSinksRequestsWithoutNetwork() {
+    void beforeCheckpointRunsASyntheticBatchThroughTheChainAndSendsTheSinksRequestsToALoopbackServer() {
         SnapStartPriming priming = new SnapStartPriming(pipeline("payments"), "validate", Map.of(), new SecureRandom());
 
         priming.beforeCheckpoint(null);
@@ -41,8 +41,18 @@ class SnapStartPrimingTest {
                     .as("accepted; dead letters: %s", primed.deadLetters())
                     .isEqualTo(SnapStartPriming.PRIMING_RECORDS - 1);
             assertThat(primed.deadLetters()).singleElement().asString().startsWith("MALFORMED_JSON");
-            // DynamoDB put, update and get, the S3 put, the SQS batch and (payments masks) Secrets Manager
-            assertThat(primed.sdkRequests()).isEqualTo(6);
+            // DynamoDB put, update and get, the S3 put, the SQS batch and (payments masks) Secrets
+            // Manager, each sent over the loopback interface through the stage's HTTP client and answered
+            // in a shape the SDK accepted
+            assertThat(primed.sdkCalls())
+                    .containsExactly(
+                            "DynamoDB_20120810.PutItem",
+                            "DynamoDB_20120810.UpdateItem",
+                            "DynamoDB_20120810.GetItem",
+                            "S3 PUT",
+                            "AmazonSQS.SendMessageBatch",
+                            "secretsmanager.GetSecretValue");
+            assertThat(primed.sdkErrors()).isEmpty();
         });
     }
 
@@ -59,6 +69,8 @@ class SnapStartPrimingTest {
                 .isPositive();
         // DynamoDB ×3, S3, SQS, Kinesis PutRecords, Secrets Manager
         assertThat(primed.sdkRequests()).isEqualTo(7);
+        assertThat(primed.sdkCalls()).contains("Kinesis_20131202.PutRecords");
+        assertThat(primed.sdkErrors()).isEmpty();
     }
 
     @Test
