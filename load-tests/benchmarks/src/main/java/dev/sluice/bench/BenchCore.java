@@ -39,7 +39,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * {@code gc.alloc.rate.norm} per event, from its GC profiler). When the stage has a step {@link
  * NaiveStage} does not cover, the naive stage is left out and its three keys say {@code n/a}.
  *
- * <p>{@code --quick} is a ~20 s smoke run; {@code --profile} runs only the chain under Flight
+ * <p>{@code --quick} is a ~35 s smoke run; {@code --profile} runs only the chain under Flight
  * Recorder and JMH's GC profiler and summarises where the time goes.
  */
 public final class BenchCore {
@@ -53,7 +53,7 @@ public final class BenchCore {
     record Settings(boolean quick, boolean profile, boolean help, String pipeline, String stage, boolean all) {
 
         /**
-         * Iterations and their length: full ≈ 75 s for both benchmarks, quick ≈ 20 s. The chain
+         * Iterations and their length: full ≈ 2 min for the three benchmarks, quick ≈ 35 s. The chain
          * reaches its plateau after 2–3 warm-up iterations on an idle 2-core machine; a profile
          * warms up longer so that the recording (measurement only) holds no JIT warm-up.
          */
@@ -87,7 +87,7 @@ public final class BenchCore {
         }
         if (settings.help()) {
             System.out.println(USAGE);
-            System.out.println("  --quick          a ~20 s smoke run (fewer, shorter iterations); numbers are rough");
+            System.out.println("  --quick          a ~35 s smoke run (fewer, shorter iterations); numbers are rough");
             System.out.println("  --profile        run only the chain under Flight Recorder and summarise its costs");
             System.out.println("  --pipeline FILE  the definition whose chain to measure (default: the jar's "
                     + Workload.DEFAULT_PIPELINE.substring(Workload.CLASSPATH.length()) + ")");
