@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -27,14 +28,18 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * {@code ./sluice bench core}: runs {@link StageChainBenchmark}'s chain and baseline in one JMH run
- * (one fork each, single thread), prints a table and ends with one machine-readable line:
+ * {@code ./sluice bench core}: runs {@link StageChainBenchmark}'s chain, baseline and naive stage in
+ * one JMH run (one fork each, single thread), prints a table and ends with one machine-readable
+ * line:
  *
- * <pre>RESULT chain_events_per_s=N baseline_events_per_s=N ratio=R chain_bytes_per_event=N baseline_bytes_per_event=N</pre>
+ * <pre>RESULT chain_events_per_s=N baseline_events_per_s=N ratio=R chain_bytes_per_event=N baseline_bytes_per_event=N
+ *        naive_events_per_s=N ratio_naive=R naive_bytes_per_event=N</pre>
  *
- * <p>(the last two: JMH's {@code gc.alloc.rate.norm} per event, from its GC profiler)
+ * <p>({@code ratio} is chain / baseline, {@code ratio_naive} chain / naive; the bytes are JMH's
+ * {@code gc.alloc.rate.norm} per event, from its GC profiler). When the stage has a step {@link
+ * NaiveStage} does not cover, the naive stage is left out and its three keys say {@code n/a}.
  *
- * <p>{@code --quick} is a ~20 s smoke run; {@code --profile} runs only the chain under Flight
+ * <p>{@code --quick} is a ~35 s smoke run; {@code --profile} runs only the chain under Flight
  * Recorder and JMH's GC profiler and summarises where the time goes.
  */
 public final class BenchCore {
@@ -48,7 +53,7 @@ public final class BenchCore {
     record Settings(boolean quick, boolean profile, boolean help, String pipeline, String stage, boolean all) {
 
         /**
-         * Iterations and their length: full ≈ 75 s for both benchmarks, quick ≈ 20 s. The chain
+         * Iterations and their length: full ≈ 2 min for the three benchmarks, quick ≈ 35 s. The chain
          * reaches its plateau after 2–3 warm-up iterations on an idle 2-core machine; a profile
          * warms up longer so that the recording (measurement only) holds no JIT warm-up.
          */
@@ -82,24 +87,25 @@ public final class BenchCore {
         }
         if (settings.help()) {
             System.out.println(USAGE);
-            System.out.println("  --quick          a ~20 s smoke run (fewer, shorter iterations); numbers are rough");
+            System.out.println("  --quick          a ~35 s smoke run (fewer, shorter iterations); numbers are rough");
             System.out.println("  --profile        run only the chain under Flight Recorder and summarise its costs");
             System.out.println("  --pipeline FILE  the definition whose chain to measure (default: the jar's "
                     + Workload.DEFAULT_PIPELINE.substring(Workload.CLASSPATH.length()) + ")");
             System.out.println("  --stage NAME     the stage to measure (default: the definition's first stage)");
             return;
         }
-        String stage;
+        Checked checked;
         try {
-            stage = check(settings);
+            checked = check(settings);
         } catch (RuntimeException e) {
             System.err.println("sluice bench core: " + e.getMessage());
             System.exit(2);
             return;
         }
         try {
-            int status =
-                    settings.profile() ? profile(settings, stage, System.out) : compare(settings, stage, System.out);
+            int status = settings.profile()
+                    ? profile(settings, checked.stage(), System.out)
+                    : compare(settings, checked, System.out);
             System.exit(status);
         } catch (RunnerException | IOException | RuntimeException e) {
             System.err.println("sluice bench core: the benchmark run failed: " + e);
@@ -143,14 +149,24 @@ public final class BenchCore {
         return new Settings(quick, profile, help, pipeline, stage, all);
     }
 
+    /**
+     * The stage to measure, and why the naive stage cannot run it ({@code null} when it can).
+     */
+    record Checked(String stage, String naiveUnsupported) {}
+
     /** Compiles the chain once here, so that a bad definition fails in a second, not in a fork. */
-    private static String check(Settings settings) {
+    private static Checked check(Settings settings) {
         ObjectMapper mapper = Workload.mapper();
         SchemaCatalog schemas = Workload.schemas(mapper);
         PipelineDefinition definition = Workload.pipeline(settings.pipeline(), schemas);
         String stage = Workload.stage(definition, settings.stage());
         Workload.compile(definition, stage, schemas, mapper);
-        return stage;
+        try {
+            Workload.naive(definition, stage, schemas, mapper, Clock.systemUTC());
+            return new Checked(stage, null);
+        } catch (UnsupportedOperationException e) {
+            return new Checked(stage, e.getMessage());
+        }
     }
 
     private static ChainedOptionsBuilder options(Settings settings, String stage, String benchmarks) {
@@ -179,15 +195,24 @@ public final class BenchCore {
                 .verbosity(VerboseMode.NORMAL);
     }
 
-    /** Chain and baseline side by side. */
-    private static int compare(Settings settings, String stage, PrintStream out) throws RunnerException {
-        Collection<RunResult> results = new Runner(options(settings, stage, "chain|baseline")
-                        .addProfiler(GCProfiler.class)
-                        .build())
-                .run();
+    /** Chain, baseline and naive stage side by side. */
+    private static int compare(Settings settings, Checked checked, PrintStream out) throws RunnerException {
+        String stage = checked.stage();
+        boolean naive = checked.naiveUnsupported() == null;
+        ChainedOptionsBuilder options = options(settings, stage, naive ? "chain|baseline|naive" : "chain|baseline")
+                .addProfiler(GCProfiler.class);
+        if (!naive) {
+            options.exclude("^" + Pattern.quote(StageChainBenchmark.class.getName()) + "\\.naive$"); // --all too
+        }
+        Collection<RunResult> results = new Runner(options.build()).run();
         Result<?> chain = primary(results, "chain");
         Result<?> baseline = primary(results, "baseline");
+        Result<?> naiveStage = naive ? primary(results, "naive") : null;
         double ratio = chain.getScore() / baseline.getScore();
+        double ratioNaive = naive ? chain.getScore() / naiveStage.getScore() : Double.NaN;
+        double chainBytes = allocation(results, "chain");
+        double baselineBytes = allocation(results, "baseline");
+        double naiveBytes = naive ? allocation(results, "naive") : Double.NaN;
 
         out.println();
         out.printf(
@@ -198,28 +223,50 @@ public final class BenchCore {
                 Workload.EVENTS,
                 Workload.INVALID_SHARE * 100,
                 settings.quick() ? "quick run (rough numbers)" : "full run");
-        out.printf(Locale.ROOT, "%-9s %14s %13s %6s  %s%n", "benchmark", "events/s", "± error", "ratio", "what");
-        row(out, "chain", chain, ratio, describe(settings.pipeline(), stage));
-        row(out, "baseline", baseline, 1.0, "Jackson readTree + writeValueAsBytes of the same bytes, nothing else");
-        out.println("(error: half-width of JMH's 99.9 % confidence interval)");
-        double chainBytes = allocation(results, "chain");
-        double baselineBytes = allocation(results, "baseline");
         out.printf(
                 Locale.ROOT,
-                "allocation: chain %,.0f bytes per event, baseline %,.0f (gc.alloc.rate.norm)%n",
-                chainBytes,
-                baselineBytes);
+                "%-9s %14s %13s %12s %8s  %s%n",
+                "benchmark",
+                "events/s",
+                "± error",
+                "bytes/event",
+                "chain ÷",
+                "what");
+        row(out, "chain", chain, chainBytes, 1.0, describe(settings.pipeline(), stage));
+        row(
+                out,
+                "baseline",
+                baseline,
+                baselineBytes,
+                ratio,
+                "Jackson readTree + writeValueAsBytes of the same bytes, nothing else");
+        if (naive) {
+            row(
+                    out,
+                    "naive",
+                    naiveStage,
+                    naiveBytes,
+                    ratioNaive,
+                    "the stage by hand: readTree, networknt validate, mask on the tree, same steps, writeValueAsBytes");
+        } else {
+            out.println("naive     (not run: " + checked.naiveUnsupported() + ")");
+        }
+        out.println("(error: half-width of JMH's 99.9 % confidence interval; bytes/event: gc.alloc.rate.norm;"
+                + " chain ÷: the chain's events/s over the row's)");
         Path directory = BenchReport.write(results, settings, stage, describe(settings.pipeline(), stage));
         out.println("report: " + directory.resolve("report.html"));
         out.printf(
                 Locale.ROOT,
                 "RESULT chain_events_per_s=%d baseline_events_per_s=%d ratio=%.2f chain_bytes_per_event=%d"
-                        + " baseline_bytes_per_event=%d%n",
+                        + " baseline_bytes_per_event=%d naive_events_per_s=%s ratio_naive=%s naive_bytes_per_event=%s%n",
                 Math.round(chain.getScore()),
                 Math.round(baseline.getScore()),
                 ratio,
                 Math.round(chainBytes),
-                Math.round(baselineBytes));
+                Math.round(baselineBytes),
+                naive ? Long.toString(Math.round(naiveStage.getScore())) : "n/a",
+                naive ? String.format(Locale.ROOT, "%.2f", ratioNaive) : "n/a",
+                naive ? Long.toString(Math.round(naiveBytes)) : "n/a");
         return 0;
     }
 
@@ -283,10 +330,19 @@ public final class BenchCore {
                 .orElse(Double.NaN);
     }
 
-    private static void row(PrintStream out, String name, Result<?> result, double ratio, String what) {
+    private static void row(PrintStream out, String name, Result<?> result, double bytes, double ratio, String what) {
         double error = result.getScoreError();
         String err = Double.isNaN(error) ? "n/a" : String.format(Locale.ROOT, "± %,d", Math.round(error));
-        out.printf(Locale.ROOT, "%-9s %,14d %13s %6.2f  %s%n", name, Math.round(result.getScore()), err, ratio, what);
+        String alloc = Double.isNaN(bytes) ? "n/a" : String.format(Locale.ROOT, "%,d", Math.round(bytes));
+        out.printf(
+                Locale.ROOT,
+                "%-9s %,14d %13s %12s %8.2f  %s%n",
+                name,
+                Math.round(result.getScore()),
+                err,
+                alloc,
+                ratio,
+                what);
     }
 
     private static String describe(String pipeline, String stage) {

@@ -10,14 +10,15 @@ import java.util.Set;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Thread CPU time per event of {@link StageChainBenchmark#chain} and {@link
+ * Thread CPU time per event of {@link StageChainBenchmark#chain}, {@link StageChainBenchmark#naive} and {@link
  * StageChainBenchmark#baseline}, measured alternately in one JVM: on a shared, loaded machine CPU
  * time moves less with the load than JMH's wall-clock rates. Not a JMH run: the states are set up
  * as JMH sets them up and the methods are called directly.
  *
  * <p>{@code java -cp sluice-benchmarks.jar dev.sluice.bench.CpuProbe [warm-up calls] [rounds]
  * [calls per round]}; ends with {@code RESULT chain_cpu_ns=... baseline_cpu_ns=... ratio=...
- * tree_cpu_ns=...} (medians per event; ratio = baseline / chain; {@code tree} is the chain's first
+ * tree_cpu_ns=... naive_cpu_ns=... ratio_naive=...} (medians per event; ratio = baseline / chain,
+ * ratio_naive = naive / chain, so both read as {@code ./sluice bench core}'s; {@code tree} is the chain's first
  * step alone, its record parser reading each record of the batch into a tree that locates the
  * strings the payments chain edits).
  */
@@ -36,6 +37,10 @@ public final class CpuProbe {
         chain.pipeline = Workload.DEFAULT_PIPELINE;
         chain.stage = "";
         chain.compile();
+        StageChainBenchmark.Naive naive = new StageChainBenchmark.Naive();
+        naive.pipeline = chain.pipeline;
+        naive.stage = chain.stage;
+        naive.compile();
         Blackhole bh = new Blackhole(
                 "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
         RecordParser parser = new RecordParser(events.mapper, Set.of("ingestedAt", "email", "cardNumber"));
@@ -44,7 +49,9 @@ public final class CpuProbe {
             bench.chain(events, chain, bh);
             bench.baseline(events, bh);
             parse(events, parser, bh);
+            bench.naive(events, naive, bh);
         }
+        double[] naiveNs = new double[rounds];
         double[] chainNs = new double[rounds];
         double[] baselineNs = new double[rounds];
         double[] treeNs = new double[rounds];
@@ -63,15 +70,22 @@ public final class CpuProbe {
                 parse(events, parser, bh);
             }
             long t3 = threads.getCurrentThreadCpuTime();
+            for (int i = 0; i < calls; i++) {
+                bench.naive(events, naive, bh);
+            }
+            long t4 = threads.getCurrentThreadCpuTime();
+            naiveNs[r] = (double) (t4 - t3) / events1;
             chainNs[r] = (double) (t1 - t0) / events1;
             baselineNs[r] = (double) (t2 - t1) / events1;
             treeNs[r] = (double) (t3 - t2) / events1;
         }
         double c = median(chainNs);
         double b = median(baselineNs);
+        double n = median(naiveNs);
         System.out.printf(
-                "RESULT chain_cpu_ns=%.0f baseline_cpu_ns=%.0f ratio=%.2f tree_cpu_ns=%.0f%n",
-                c, b, b / c, median(treeNs));
+                "RESULT chain_cpu_ns=%.0f baseline_cpu_ns=%.0f ratio=%.2f tree_cpu_ns=%.0f naive_cpu_ns=%.0f"
+                        + " ratio_naive=%.2f%n",
+                c, b, b / c, median(treeNs), n, n / c);
         bh.evaporate("Yes, I am Stephen Hawking, and know a thing or two about black holes.");
     }
 

@@ -9,6 +9,7 @@ import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.core.stage.BatchOutcome;
 import dev.sluice.core.stage.StageChain;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -27,10 +28,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Single-thread throughput of a stage's step chain, in events per second, against a baseline in
- * the same run: the chain's work is parse, steps, and serialising each accepted event to bytes as
- * a sink does; the baseline is only the parse and the serialisation, with the same mapper over the
- * same bytes. Each call handles one batch of {@value Workload#BATCH_SIZE} records, so with
+ * Single-thread throughput of a stage's step chain, in events per second, against two baselines
+ * in the same run: the chain's work is parse, steps, and serialising each accepted event to bytes
+ * as a sink does; the baseline is only the parse and the serialisation, with the same mapper over
+ * the same bytes; the naive stage ({@link NaiveStage}) does the chain's steps the way a user would
+ * write them on a Jackson tree. Each call handles one batch of {@value Workload#BATCH_SIZE} records, so with
  * {@link OperationsPerInvocation} the scores are events (records in) per second.
  *
  * <p>The annotations hold the full run's settings for {@code java -jar sluice-benchmarks.jar};
@@ -93,6 +95,32 @@ public class StageChainBenchmark {
     }
 
     /**
+     * The stage a user would write for the same definition ({@link NaiveStage}): tree, networknt,
+     * masking on the tree, {@code writeValueAsBytes}. Compiled once.
+     */
+    @State(Scope.Thread)
+    public static class Naive {
+
+        /** The same definition as {@link Chain#pipeline} (JMH gives both states the same values). */
+        @Param(Workload.DEFAULT_PIPELINE)
+        public String pipeline;
+
+        /** The same stage as {@link Chain#stage}. */
+        @Param("")
+        public String stage;
+
+        NaiveStage naive;
+
+        @Setup(Level.Trial)
+        public void compile() {
+            ObjectMapper mapper = Workload.mapper();
+            SchemaCatalog schemas = Workload.schemas(mapper);
+            PipelineDefinition definition = Workload.pipeline(pipeline, schemas);
+            naive = Workload.naive(definition, Workload.stage(definition, stage), schemas, mapper, Clock.systemUTC());
+        }
+    }
+
+    /**
      * One batch through the chain, then every accepted event serialised to bytes as a sink would.
      *
      * @return how many events the chain accepted
@@ -106,6 +134,23 @@ public class StageChainBenchmark {
             bh.consume(accepted.get(i).json());
         }
         bh.consume(outcome); // dead letters, side outputs, partial aggregates
+        return accepted.size();
+    }
+
+    /**
+     * The same batch through the naive stage, which serialises every accepted event itself.
+     *
+     * @return how many events it accepted
+     */
+    @Benchmark
+    @OperationsPerInvocation(Workload.BATCH_SIZE)
+    public int naive(Events events, Naive naive, Blackhole bh) {
+        NaiveStage.Result result = naive.naive.process(events.next());
+        List<NaiveStage.Accepted> accepted = result.accepted();
+        for (int i = 0; i < accepted.size(); i++) {
+            bh.consume(accepted.get(i).json());
+        }
+        bh.consume(result); // dead letters, late events, totals
         return accepted.size();
     }
 

@@ -112,9 +112,29 @@ public final class Workload {
      */
     public static StageChain compile(
             PipelineDefinition pipeline, String stage, SchemaCatalog schemas, ObjectMapper mapper) {
-        SecretProvider secrets = name -> BENCH_SECRET.clone();
-        return StageChain.compile(
-                pipeline, stage, new StageServices(schemas, mapper, Clock.systemUTC(), secrets, Map.of()));
+        return compile(pipeline, stage, schemas, mapper, Clock.systemUTC());
+    }
+
+    /** As {@link #compile(PipelineDefinition, String, SchemaCatalog, ObjectMapper)}, stamping {@code ingestedAt} from {@code clock}. */
+    public static StageChain compile(
+            PipelineDefinition pipeline, String stage, SchemaCatalog schemas, ObjectMapper mapper, Clock clock) {
+        return StageChain.compile(pipeline, stage, new StageServices(schemas, mapper, clock, secrets(), Map.of()));
+    }
+
+    /**
+     * The stage a user would write for the same definition ({@link NaiveStage}), with the same
+     * tokenization key as {@link #compile}.
+     *
+     * @throws UnsupportedOperationException if the stage has a step the naive stage does not cover
+     */
+    public static NaiveStage naive(
+            PipelineDefinition pipeline, String stage, SchemaCatalog schemas, ObjectMapper mapper, Clock clock) {
+        return NaiveStage.compile(pipeline, stage, schemas, secrets(), mapper, clock);
+    }
+
+    /** Any secret name gets the benchmark's fixed key. */
+    private static SecretProvider secrets() {
+        return name -> BENCH_SECRET.clone();
     }
 
     /** The stage to measure: the one named, or the definition's first stage when none is. */

@@ -40,7 +40,7 @@ class StageChainBenchmarkTest {
 
     @Test
     void everyBenchmarkCountsOneEventPerRecordOfItsBatch() {
-        for (String name : List.of("chain", "baseline")) {
+        for (String name : List.of("chain", "baseline", "naive")) {
             Method method = benchmarkMethod(name);
             assertThat(method.getAnnotation(OperationsPerInvocation.class).value())
                     .as(name)
@@ -91,6 +91,22 @@ class StageChainBenchmarkTest {
         StageChainBenchmark.Chain chain = chain(payments, "validate");
         int accepted = benchmark.chain(state, chain, BLACKHOLE);
         assertThat(accepted).isBetween(1, expectedValid(0));
+    }
+
+    @Test
+    void naiveStageAcceptsExactlyTheValidEventsOfEachBatch() {
+        StageChainBenchmark benchmark = new StageChainBenchmark();
+        StageChainBenchmark.Events state = events();
+        StageChainBenchmark.Naive naive = new StageChainBenchmark.Naive();
+        naive.pipeline = Workload.DEFAULT_PIPELINE;
+        naive.stage = "";
+        naive.compile();
+        for (int batch = 0; batch < state.batches.size(); batch++) {
+            // the workload's valid payments all pass the filter (amount > 1.0)
+            assertThat(benchmark.naive(state, naive, BLACKHOLE))
+                    .as("batch %d", batch)
+                    .isEqualTo(expectedValid(batch));
+        }
     }
 
     @Test
