@@ -48,8 +48,8 @@ import java.util.function.Predicate;
  * with {@code If-None-Match: *} → {@code 412 PreconditionFailed}, {@code GetObject}, {@code
  * HeadObject} → 404 without a body, {@code ListObjectsV2}; path-style, aws-chunked bodies decoded,
  * an MD5 {@code ETag}), SQS ({@code SendMessage}, {@code SendMessageBatch}; the JSON protocol the SDK
- * speaks, with the MD5 digests of body and attributes the SDK checks), Kinesis ({@code PutRecords},
- * JSON — the bench clients run with CBOR off, see {@link HandlerBench}) and Secrets Manager ({@code
+ * speaks, with the MD5 digests of body and attributes the SDK checks), Kinesis ({@code PutRecords} in JSON only: the SDK's Kinesis client speaks CBOR unless
+ * {@code aws.cborEnabled=false}, so a stage that writes a stream is not benchmarked yet) and Secrets Manager ({@code
  * GetSecretValue}). Signatures are not checked. Anything else is answered {@code 400
  * UnknownOperationException}, so that a handler calling what the stub does not know fails instead of
  * being measured against a lie.
