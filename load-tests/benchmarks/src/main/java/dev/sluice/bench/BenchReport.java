@@ -18,7 +18,7 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 
 /** A JMH run as a {@link Report}: every benchmark's score, error and measured iterations. */
-final class BenchReport {
+public final class BenchReport {
 
     /**
      * One benchmark's result (report.json's {@code data.benchmarks}).
@@ -136,14 +136,22 @@ final class BenchReport {
                 new Data(workload, plan, benchmarks));
     }
 
-    /** Writes the report under the checkout's load-tests/reports (or ./sluice-bench-reports) and returns its directory. */
-    static Path write(Collection<RunResult> results, BenchCore.Settings settings, String stage, String workload) {
+    /**
+     * Where a benchmark run's report goes: {@code load-tests/reports/<UTC time>} of the checkout
+     * ({@code -Dsluice.root}), else {@code ./sluice-bench-reports/<UTC time>}.
+     */
+    public static Path directory(Instant at) {
         String root = System.getProperty("sluice.root");
         Path reports = root != null && !root.isBlank() && Files.isDirectory(Path.of(root, "load-tests"))
                 ? Path.of(root, "load-tests", "reports")
                 : Path.of("sluice-bench-reports").toAbsolutePath();
+        return ReportWriter.directoryFor(reports, at);
+    }
+
+    /** Writes the report under the checkout's load-tests/reports (or ./sluice-bench-reports) and returns its directory. */
+    static Path write(Collection<RunResult> results, BenchCore.Settings settings, String stage, String workload) {
         Instant now = Instant.now();
-        Path directory = ReportWriter.directoryFor(reports, now);
+        Path directory = directory(now);
         String plan = String.format(
                 Locale.ROOT,
                 "%d × %s warm-up, %d × %s measurement%s",

@@ -37,7 +37,18 @@ class LauncherBenchArgumentsTest {
         Run run = bench("fast");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.firstLine())
-                .isEqualTo("sluice bench: unknown benchmark 'fast' (known: core, coldstart, emulators)");
+                .isEqualTo("sluice bench: unknown benchmark 'fast' (known: core, handler, coldstart, emulators)");
+    }
+
+    @Test
+    void theHandlerBenchmarkRunsAsTheDeployedFunctionsJvmUnlessAskedForC2() throws Exception {
+        String function = "-Xms1g -Xmx1g -XX:+UseSerialGC -XX:+TieredCompilation -XX:TieredStopAtLevel=1";
+        assertThat(bench("handler", "--quick"))
+                .isEqualTo(new Run(0, function + " dev.sluice.bench.handler.HandlerBench --quick"));
+        assertThat(bench("--stage", "validate", "handler"))
+                .isEqualTo(new Run(0, function + " dev.sluice.bench.handler.HandlerBench --stage validate"));
+        assertThat(bench("handler", "--c2"))
+                .isEqualTo(new Run(0, "-Xms1g -Xmx1g -XX:+UseSerialGC dev.sluice.bench.handler.HandlerBench"));
     }
 
     record Run(int status, String firstLine) {}

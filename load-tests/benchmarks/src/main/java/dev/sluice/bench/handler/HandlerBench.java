@@ -1,0 +1,686 @@
+package dev.sluice.bench.handler;
+
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.aws.StageRuntime;
+import dev.sluice.core.definition.ConsumerType;
+import dev.sluice.core.definition.DefinitionLoader;
+import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.StageDefinition;
+import dev.sluice.core.schema.SchemaCatalog;
+import dev.sluice.lambda.KinesisStageHandler;
+import dev.sluice.report.Report;
+import dev.sluice.report.ReportWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * {@code ./sluice bench handler}: a stage's real Lambda handler ({@link KinesisStageHandler}: chain,
+ * sinks, lake ledger, de-duplication, dead-letter queue, the SDK v2 clients and their Apache 5 HTTP
+ * client, wired from the environment as in AWS) and a hand-written handler doing the same work the
+ * way the AWS docs and Powertools examples do ({@link HandWrittenHandler}), in this JVM, side by side,
+ * against one loopback stub of the AWS APIs ({@link AwsStub}), driven with Kinesis events of the
+ * stage's input at the definition's batch size.
+ *
+ * <p>After a warm-up, rounds alternate between the handlers (one invocation at a time, as Lambda
+ * runs one per shard). CPU: the CPU time of every thread of this JVM except the stub's ({@code
+ * ThreadMXBean}: the handler thread, the sinks' and writers' pools, the SDK's and HTTP client's
+ * threads), per event; the median of the rounds. Bytes: the same threads' allocated bytes, per
+ * event. Also reported: process CPU (GC and JIT threads included) minus the stub's threads. Requests:
+ * what the stub answered, per 1,000 events, by service and operation. The call graph: one batch with
+ * a dead letter, recorded by an SDK interceptor while the stub delays every answer by {@value
+ * #GRAPH_LATENCY_MILLIS} ms so that whatever can run concurrently does.
+ *
+ * <p>Ends with {@code RESULT cpu_us_per_event=… naive_cpu_us_per_event=… ratio=… bytes_per_event=…
+ * naive_bytes_per_event=… requests_per_1000_<service>_<op>=… naive_requests_per_1000_…}; with
+ * several stages every key is prefixed with the stage's name.
+ */
+public final class HandlerBench {
+
+    static final String USAGE = "usage: ./sluice bench handler [--pipeline FILE] [--stage NAME] [--quick]";
+
+    /** How long the stub delays each answer while a call graph is recorded. */
+    static final long GRAPH_LATENCY_MILLIS = 5;
+
+    static final String SLUICE = "sluice";
+    static final String NAIVE = "hand-written";
+
+    /** Events generated per stage and cycled (the stub's state of a handler is cleared at each wrap). */
+    static final int EVENTS = 10_000;
+
+    /**
+     * What the command line asks for.
+     *
+     * @param warmupEvents events each handler handles before measuring
+     * @param rounds measured rounds per handler (alternating)
+     * @param eventsPerRound events per measured round
+     */
+    record Settings(
+            Path pipeline,
+            String stage,
+            boolean quick,
+            boolean help,
+            int warmupEvents,
+            int rounds,
+            int eventsPerRound) {
+
+        static Settings of(Path pipeline, String stage, boolean quick) {
+            return quick
+                    ? new Settings(pipeline, stage, true, false, 6_000, 4, 1_000)
+                    : new Settings(pipeline, stage, false, false, 20_000, 9, 2_000);
+        }
+    }
+
+    /** One handler's measured figures. */
+    record Figures(
+            String handler,
+            double cpuMicrosPerEvent,
+            double cpuMinMicros,
+            double cpuMaxMicros,
+            double processCpuMicrosPerEvent,
+            double bytesPerEvent,
+            double eventsPerSecond,
+            Map<String, Double> requestsPer1000,
+            List<String> initCalls,
+            int lostThreads,
+            Map<String, Double> cpuShareByThreadGroup) {}
+
+    /** One stage's result: both handlers' figures and call graphs. */
+    record StageResult(
+            String pipeline,
+            String stage,
+            int batchSize,
+            int eventsMeasuredPerHandler,
+            Figures sluice,
+            Figures naive,
+            CallGraph sluiceGraph,
+            CallGraph naiveGraph) {
+
+        double ratio() {
+            return sluice.cpuMicrosPerEvent() / naive.cpuMicrosPerEvent();
+        }
+    }
+
+    private HandlerBench() {}
+
+    public static void main(String[] args) {
+        Settings settings;
+        try {
+            settings = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("sluice bench handler: " + e.getMessage() + " (" + USAGE + ")");
+            System.exit(2);
+            return;
+        }
+        if (settings.help()) {
+            System.out.println(USAGE);
+            System.out.println("  --pipeline FILE  the definition (default: pipelines/payments.yaml of the checkout)");
+            System.out.println(
+                    "  --stage NAME     one stage (default: every consumer: lambda stage of the definition)");
+            System.out.println("  --quick          a short run (fewer, shorter rounds); numbers are rough");
+            return;
+        }
+        try {
+            List<StageResult> results = run(settings, System.out);
+            Path report = write(results, settings);
+            System.out.println("report: " + report.resolve(ReportWriter.HTML));
+            System.out.println(resultLine(results));
+            System.exit(0);
+        } catch (IllegalArgumentException e) {
+            System.err.println("sluice bench handler: " + e.getMessage());
+            System.exit(2);
+        } catch (RuntimeException e) {
+            System.err.println("sluice bench handler: the run failed: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    static Settings parse(String[] args) {
+        boolean quick = false;
+        String pipeline = null;
+        String stage = "";
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "handler" -> {}
+                case "--quick" -> quick = true;
+                case "-h", "--help", "help" -> {
+                    return new Settings(null, "", false, true, 0, 0, 0);
+                }
+                case "--pipeline", "--stage" -> {
+                    if (i + 1 >= args.length || args[i + 1].startsWith("--") || args[i + 1].isBlank()) {
+                        throw new IllegalArgumentException(arg + " needs a value");
+                    }
+                    String value = args[++i];
+                    if (arg.equals("--stage")) {
+                        stage = value;
+                    } else {
+                        pipeline = value;
+                    }
+                }
+                default ->
+                    throw new IllegalArgumentException(
+                            arg.startsWith("-") ? "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
+            }
+        }
+        Path file;
+        if (pipeline != null) {
+            file = Path.of(pipeline).toAbsolutePath().normalize();
+        } else {
+            String root = System.getProperty("sluice.root", ".");
+            file = Path.of(root, "pipelines", "payments.yaml").toAbsolutePath().normalize();
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("pipeline definition " + file + " does not exist");
+        }
+        return Settings.of(file, stage, quick);
+    }
+
+    /** Runs every stage asked for and prints each one's table and call graphs. */
+    static List<StageResult> run(Settings settings, PrintStream out) {
+        SchemaCatalog schemas = dev.sluice.bench.Workload.schemas(StageRuntime.mapper());
+        PipelineDefinition definition = new DefinitionLoader(schemas).load(settings.pipeline());
+        List<String> stages = new ArrayList<>();
+        if (settings.stage().isBlank()) {
+            definition.stages().forEach((name, stage) -> {
+                if (stage.consumer() == ConsumerType.LAMBDA) {
+                    stages.add(name);
+                }
+            });
+            if (stages.isEmpty()) {
+                throw new IllegalArgumentException(definition.pipeline() + " has no consumer: lambda stage");
+            }
+        } else {
+            StageDefinition stage = definition.stage(settings.stage());
+            if (stage.consumer() != ConsumerType.LAMBDA) {
+                throw new IllegalArgumentException("stage '" + settings.stage() + "' is a " + stage.consumer()
+                        + " stage; the handler bench runs Lambda stages");
+            }
+            stages.add(settings.stage());
+        }
+        List<StageResult> results = new ArrayList<>();
+        for (String stage : stages) {
+            StageResult result = measure(definition, settings, stage);
+            print(result, settings, out);
+            results.add(result);
+        }
+        return results;
+    }
+
+    /** A handler under test, cycling through the events. */
+    private static final class Driver {
+        final String name;
+        final String prefix;
+        final RequestHandler<KinesisEvent, StreamsEventResponse> handler;
+        final List<KinesisEvent> events;
+        final AwsStub stub;
+        final List<String> initCalls;
+        int cursor;
+
+        Driver(
+                String name,
+                String prefix,
+                RequestHandler<KinesisEvent, StreamsEventResponse> handler,
+                List<KinesisEvent> events,
+                AwsStub stub,
+                List<String> initCalls) {
+            this.name = name;
+            this.prefix = prefix;
+            this.handler = handler;
+            this.events = events;
+            this.stub = stub;
+            this.initCalls = initCalls;
+        }
+
+        /** Forgets this handler's tables, objects and messages, and starts the events again. */
+        void reset() {
+            stub.reset(resource -> resource.contains(prefix));
+            cursor = 0;
+        }
+
+        /** Handles {@code batches} batches; resets first if they would run past the last event. */
+        int handle(int batches) {
+            if (cursor + batches > events.size()) {
+                reset();
+            }
+            int records = 0;
+            for (int i = 0; i < batches; i++) {
+                KinesisEvent event = events.get(cursor++);
+                invoke(event);
+                records += event.getRecords().size();
+            }
+            return records;
+        }
+
+        void invoke(KinesisEvent event) {
+            StreamsEventResponse response = handler.handleRequest(event, null);
+            if (response.getBatchItemFailures() != null
+                    && !response.getBatchItemFailures().isEmpty()) {
+                throw new IllegalStateException(name + " handler reported a failed batch (from "
+                        + response.getBatchItemFailures().get(0).getItemIdentifier()
+                        + "): the stub answered something the handler did not expect");
+            }
+        }
+    }
+
+    static StageResult measure(PipelineDefinition definition, Settings settings, String stageName) {
+        return measure(definition, settings, stageName, System.err);
+    }
+
+    /** Measures one stage, with a line on {@code progress} at each step. */
+    static StageResult measure(
+            PipelineDefinition definition, Settings settings, String stageName, PrintStream progress) {
+        StageDefinition stage = definition.stage(stageName);
+        int batchSize = stage.batching().batchSize();
+        int batchesPerRound = Math.max(1, settings.eventsPerRound() / batchSize);
+        int cycle = Math.max(batchesPerRound, EVENTS / batchSize);
+        HandlerWorkload.Batches batches = HandlerWorkload.events(definition, stage, cycle);
+        try (AwsStub stub = new AwsStub()) {
+            Map<String, String> sluiceEnv =
+                    HandlerWorkload.environment("sluice-", definition, stageName, settings.pipeline(), stub.endpoint());
+            Map<String, String> naiveEnv = HandlerWorkload.environment(
+                    "handwritten-", definition, stageName, settings.pipeline(), stub.endpoint());
+            HandlerWorkload.provision(stub, stage, List.of(sluiceEnv, naiveEnv));
+            CallRecorder.start();
+            KinesisStageHandler sluiceHandler =
+                    new KinesisStageHandler(StageRuntime.fromEnvironment(sluiceEnv), sluiceEnv);
+            List<String> sluiceInit = names(CallRecorder.stop());
+            CallRecorder.start();
+            HandWrittenHandler naiveHandler = new HandWrittenHandler(naiveEnv);
+            List<String> naiveInit = names(CallRecorder.stop());
+            Driver sluice = new Driver(SLUICE, "sluice-", sluiceHandler, batches.events(), stub, sluiceInit);
+            Driver naive = new Driver(NAIVE, "handwritten-", naiveHandler, batches.events(), stub, naiveInit);
+
+            int warmupBatches = Math.max(1, settings.warmupEvents() / batchSize);
+            progress.printf(
+                    Locale.ROOT,
+                    "%s/%s: warming up (%d batches each)...%n",
+                    definition.pipeline(),
+                    stageName,
+                    warmupBatches);
+            for (int i = 0; i < warmupBatches; i++) {
+                sluice.handle(1);
+                naive.handle(1);
+            }
+
+            CallGraph sluiceGraph = graph(sluice, batches);
+            CallGraph naiveGraph = graph(naive, batches);
+            progress.printf(
+                    Locale.ROOT,
+                    "%s/%s: call graphs recorded; %d rounds of %d batches each...%n",
+                    definition.pipeline(),
+                    stageName,
+                    settings.rounds(),
+                    batchesPerRound);
+
+            List<Sample> sluiceSamples = new ArrayList<>();
+            List<Sample> naiveSamples = new ArrayList<>();
+            for (int r = 0; r < settings.rounds(); r++) {
+                boolean sluiceFirst = r % 2 == 0;
+                for (Driver d : sluiceFirst ? List.of(sluice, naive) : List.of(naive, sluice)) {
+                    Sample sample = round(d, batchesPerRound);
+                    (d == sluice ? sluiceSamples : naiveSamples).add(sample);
+                    progress.printf(
+                            Locale.ROOT,
+                            "  round %d %-12s %6.1f µs CPU/event%n",
+                            r + 1,
+                            d.name,
+                            sample.cpuNanos() / 1e3 / sample.events());
+                }
+            }
+            return new StageResult(
+                    definition.pipeline(),
+                    stageName,
+                    batchSize,
+                    batchesPerRound * batchSize * settings.rounds(),
+                    figures(sluice, sluiceSamples),
+                    figures(naive, naiveSamples),
+                    sluiceGraph,
+                    naiveGraph);
+        }
+    }
+
+    private static List<String> names(List<CallRecorder.Call> calls) {
+        return calls.stream()
+                .map(c -> c.service() + " " + c.operation() + " [" + c.resource() + "]")
+                .toList();
+    }
+
+    /** The call graph of the first batch with a dead letter, on fresh state, the stub slowed down. */
+    private static CallGraph graph(Driver driver, HandlerWorkload.Batches batches) {
+        int index = batches.firstWithInvalid();
+        KinesisEvent event = batches.events().get(index);
+        driver.reset();
+        driver.stub.latency(GRAPH_LATENCY_MILLIS);
+        try {
+            CallRecorder.start();
+            driver.invoke(event);
+            List<CallRecorder.Call> calls = CallRecorder.stop();
+            int records = event.getRecords().size();
+            int invalid = batches.invalid()[index];
+            return CallGraph.of(driver.name, records, records - invalid, invalid, GRAPH_LATENCY_MILLIS, calls);
+        } finally {
+            driver.stub.latency(0);
+            driver.reset();
+        }
+    }
+
+    /** One measured round. */
+    record Sample(
+            long events,
+            long cpuNanos,
+            long processCpuNanos,
+            long bytes,
+            long wallNanos,
+            Map<String, Long> requests,
+            int lostThreads,
+            Map<String, Long> cpuByThreadGroup) {}
+
+    private static Sample round(Driver driver, int batches) {
+        Map<String, Long> requestsBefore = driver.stub.requests();
+        ThreadCpu.Snapshot before = ThreadCpu.take();
+        long t0 = System.nanoTime();
+        int events = driver.handle(batches);
+        long wall = System.nanoTime() - t0;
+        ThreadCpu.Snapshot after = ThreadCpu.take();
+        ThreadCpu.Delta delta = after.since(before);
+        Map<String, Long> requests = new TreeMap<>();
+        driver.stub.requests().forEach((op, n) -> {
+            long d = n - requestsBefore.getOrDefault(op, 0L);
+            if (d > 0) {
+                requests.put(op, d);
+            }
+        });
+        return new Sample(
+                events,
+                delta.cpuNanos(),
+                delta.processCpuNanos(),
+                delta.allocatedBytes(),
+                wall,
+                requests,
+                delta.lostThreads(),
+                delta.cpuByThreadGroup());
+    }
+
+    private static Figures figures(Driver driver, List<Sample> samples) {
+        double[] cpu = samples.stream()
+                .mapToDouble(s -> s.cpuNanos() / 1e3 / s.events())
+                .toArray();
+        double[] process = samples.stream()
+                .mapToDouble(s -> s.processCpuNanos() / 1e3 / s.events())
+                .toArray();
+        double[] bytes = samples.stream()
+                .mapToDouble(s -> (double) s.bytes() / s.events())
+                .toArray();
+        double[] rate = samples.stream()
+                .mapToDouble(s -> s.events() / (s.wallNanos() / 1e9))
+                .toArray();
+        long events = samples.stream().mapToLong(Sample::events).sum();
+        Map<String, Long> requests = new TreeMap<>();
+        samples.forEach(s -> s.requests().forEach((op, n) -> requests.merge(op, n, Long::sum)));
+        Map<String, Double> per1000 = new TreeMap<>();
+        requests.forEach((op, n) -> per1000.put(op, n * 1000.0 / events));
+        Map<String, Long> groups = new TreeMap<>();
+        samples.forEach(s -> s.cpuByThreadGroup().forEach((g, n) -> groups.merge(g, n, Long::sum)));
+        long all = groups.values().stream().mapToLong(Long::longValue).sum();
+        Map<String, Double> shares = new TreeMap<>();
+        groups.forEach((g, n) -> shares.put(g, (double) n / all));
+        return new Figures(
+                driver.name,
+                median(cpu),
+                Arrays.stream(cpu).min().orElse(Double.NaN),
+                Arrays.stream(cpu).max().orElse(Double.NaN),
+                median(process),
+                median(bytes),
+                median(rate),
+                per1000,
+                driver.initCalls,
+                samples.stream().mapToInt(Sample::lostThreads).sum(),
+                shares);
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length == 0 ? Double.NaN : sorted[sorted.length / 2];
+    }
+
+    // ---- output
+
+    private static void print(StageResult r, Settings settings, PrintStream out) {
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Sluice handler benchmark: %s/%s, Kinesis batches of %d, %,d events per handler measured in %d"
+                        + " alternating rounds%s%n",
+                r.pipeline(),
+                r.stage(),
+                r.batchSize(),
+                r.eventsMeasuredPerHandler(),
+                settings.rounds(),
+                settings.quick() ? " (quick run: rough numbers)" : "");
+        out.println("AWS: a loopback stub in this JVM (127.0.0.1, plain HTTP); its threads' CPU and allocation are"
+                + " not counted");
+        out.printf(
+                Locale.ROOT,
+                "%-13s %12s %17s %13s %15s %14s%n",
+                "handler",
+                "CPU µs/event",
+                "(rounds min–max)",
+                "bytes/event",
+                "process CPU µs",
+                "events/s wall");
+        for (Figures f : List.of(r.sluice(), r.naive())) {
+            out.printf(
+                    Locale.ROOT,
+                    "%-13s %12.1f %17s %,13.0f %15.1f %,14.0f%n",
+                    f.handler(),
+                    f.cpuMicrosPerEvent(),
+                    String.format(Locale.ROOT, "%.1f–%.1f", f.cpuMinMicros(), f.cpuMaxMicros()),
+                    f.bytesPerEvent(),
+                    f.processCpuMicrosPerEvent(),
+                    f.eventsPerSecond());
+        }
+        out.printf(Locale.ROOT, "ratio (Sluice CPU / hand-written CPU): %.2f  (goal ≤ 0.50)%n", r.ratio());
+        out.println("(CPU: every thread of this JVM but the stub's, median of the rounds; process CPU adds GC and JIT"
+                + " threads; events/s: one invocation at a time)");
+        for (Figures f : List.of(r.sluice(), r.naive())) {
+            List<String> shares = new ArrayList<>();
+            f.cpuShareByThreadGroup().entrySet().stream()
+                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .filter(e -> e.getValue() >= 0.005)
+                    .forEach(e -> shares.add(String.format(Locale.ROOT, "%s %.0f %%", e.getKey(), e.getValue() * 100)));
+            out.println("  CPU by thread, " + f.handler() + ": " + String.join(", ", shares)
+                    + (f.lostThreads() > 0 ? " (" + f.lostThreads() + " threads ended mid-round: not counted)" : ""));
+        }
+        out.println();
+        out.println("AWS requests per 1,000 events:");
+        TreeSet<String> ops = new TreeSet<>(r.sluice().requestsPer1000().keySet());
+        ops.addAll(r.naive().requestsPer1000().keySet());
+        out.printf(Locale.ROOT, "  %-32s %10s %13s%n", "service operation", SLUICE, NAIVE);
+        for (String op : ops) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %-32s %10.1f %13.1f%n",
+                    op,
+                    r.sluice().requestsPer1000().getOrDefault(op, 0.0),
+                    r.naive().requestsPer1000().getOrDefault(op, 0.0));
+        }
+        out.printf(
+                Locale.ROOT,
+                "  %-32s %10.1f %13.1f%n",
+                "total",
+                r.sluice().requestsPer1000().values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum(),
+                r.naive().requestsPer1000().values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum());
+        for (Figures f : List.of(r.sluice(), r.naive())) {
+            out.println("  at init, " + f.handler() + ": " + (f.initCalls().isEmpty() ? "no call" : f.initCalls()));
+        }
+        for (CallGraph g : List.of(r.sluiceGraph(), r.naiveGraph())) {
+            out.println();
+            out.printf(
+                    Locale.ROOT,
+                    "Call graph of one batch, %s (%d records: %d accepted, %d dead-lettered; stub answering after"
+                            + " %d ms; phases run one after the other, lanes of a phase concurrently):%n",
+                    g.handler(),
+                    g.records(),
+                    g.accepted(),
+                    g.deadLettered(),
+                    g.latencyMillis());
+            g.describe().forEach(line -> out.println("  " + line));
+        }
+    }
+
+    /** The last line: every figure as {@code key=value}. */
+    static String resultLine(List<StageResult> results) {
+        StringBuilder line = new StringBuilder("RESULT");
+        for (StageResult r : results) {
+            String p = results.size() == 1 ? "" : r.stage().replace('-', '_') + "_";
+            line.append(String.format(
+                    Locale.ROOT,
+                    " %scpu_us_per_event=%.1f %snaive_cpu_us_per_event=%.1f %sratio=%.2f %sbytes_per_event=%d"
+                            + " %snaive_bytes_per_event=%d",
+                    p,
+                    r.sluice().cpuMicrosPerEvent(),
+                    p,
+                    r.naive().cpuMicrosPerEvent(),
+                    p,
+                    r.ratio(),
+                    p,
+                    Math.round(r.sluice().bytesPerEvent()),
+                    p,
+                    Math.round(r.naive().bytesPerEvent())));
+            r.sluice()
+                    .requestsPer1000()
+                    .forEach((op, n) ->
+                            line.append(String.format(Locale.ROOT, " %srequests_per_1000_%s=%.1f", p, key(op), n)));
+            r.naive()
+                    .requestsPer1000()
+                    .forEach((op, n) -> line.append(
+                            String.format(Locale.ROOT, " %snaive_requests_per_1000_%s=%.1f", p, key(op), n)));
+        }
+        return line.toString();
+    }
+
+    private static String key(String op) {
+        return op.toLowerCase(Locale.ROOT).replace(' ', '_');
+    }
+
+    /** report.json and report.html, plus each stage's call graphs as JSON, under load-tests/reports. */
+    static Path write(List<StageResult> results, Settings settings) {
+        Instant now = Instant.now();
+        Path directory = dev.sluice.bench.BenchReport.directory(now);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        List<Report.Table> tables = new ArrayList<>();
+        for (StageResult r : results) {
+            String s = r.pipeline() + "/" + r.stage();
+            summary.put(
+                    s + " CPU µs/event (Sluice / hand-written)",
+                    String.format(
+                            Locale.ROOT,
+                            "%.1f / %.1f",
+                            r.sluice().cpuMicrosPerEvent(),
+                            r.naive().cpuMicrosPerEvent()));
+            summary.put(s + " ratio", String.format(Locale.ROOT, "%.2f (goal ≤ 0.50)", r.ratio()));
+            summary.put(
+                    s + " bytes/event (Sluice / hand-written)",
+                    String.format(
+                            Locale.ROOT,
+                            "%,.0f / %,.0f",
+                            r.sluice().bytesPerEvent(),
+                            r.naive().bytesPerEvent()));
+            List<List<String>> rows = new ArrayList<>();
+            TreeSet<String> ops = new TreeSet<>(r.sluice().requestsPer1000().keySet());
+            ops.addAll(r.naive().requestsPer1000().keySet());
+            for (String op : ops) {
+                rows.add(List.of(
+                        op,
+                        String.format(
+                                Locale.ROOT,
+                                "%.1f",
+                                r.sluice().requestsPer1000().getOrDefault(op, 0.0)),
+                        String.format(
+                                Locale.ROOT, "%.1f", r.naive().requestsPer1000().getOrDefault(op, 0.0))));
+            }
+            tables.add(new Report.Table(
+                    s + ": AWS requests per 1,000 events",
+                    List.of("service operation", SLUICE, NAIVE),
+                    rows,
+                    "what the stub answered during the measured rounds"));
+            for (CallGraph g : List.of(r.sluiceGraph(), r.naiveGraph())) {
+                List<List<String>> lines = new ArrayList<>();
+                g.describe().forEach(line -> lines.add(List.of(line)));
+                tables.add(new Report.Table(
+                        s + ": call graph of one batch, " + g.handler(),
+                        List.of("phase (lanes run concurrently)"),
+                        lines,
+                        g.records() + " records, " + g.deadLettered() + " dead-lettered; stub answering after "
+                                + g.latencyMillis() + " ms"));
+            }
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put(
+                "settings",
+                Map.of(
+                        "pipeline", settings.pipeline().toString(),
+                        "quick", settings.quick(),
+                        "warmupEvents", settings.warmupEvents(),
+                        "rounds", settings.rounds(),
+                        "eventsPerRound", settings.eventsPerRound()));
+        data.put("stages", results);
+        new ReportWriter()
+                .write(
+                        directory,
+                        new Report(
+                                "bench",
+                                "Sluice's Lambda handler against a hand-written one, on a loopback AWS stub",
+                                now.toString(),
+                                Report.thisMachine(),
+                                summary,
+                                List.of(),
+                                tables,
+                                List.of(
+                                        "CPU per event: the CPU time of every thread of the benchmark JVM except the stub's"
+                                                + " (ThreadMXBean), median of the alternating rounds; bytes: the same threads'"
+                                                + " allocated bytes. See load-tests/benchmarks/README.md, 'Handler benchmark'."),
+                                data));
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        for (StageResult r : results) {
+            Map<String, Object> graph = new LinkedHashMap<>();
+            graph.put("pipeline", r.pipeline());
+            graph.put("stage", r.stage());
+            graph.put("batchSize", r.batchSize());
+            graph.put(SLUICE, r.sluiceGraph());
+            graph.put(NAIVE, r.naiveGraph());
+            try {
+                Files.writeString(
+                        directory.resolve("call-graph-" + r.pipeline() + "-" + r.stage() + ".json"),
+                        json.writeValueAsString(graph) + "\n",
+                        StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return directory;
+    }
+}
