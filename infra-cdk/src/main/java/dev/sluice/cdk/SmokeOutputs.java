@@ -7,10 +7,11 @@ import software.constructs.Construct;
 /**
  * The stack outputs {@code ./sluice smoke --aws} reads after a deploy: each persona role's ARN (to
  * {@code sts:AssumeRole} into) and the physical names of the pipeline's streams, tables, queues
- * and lake bucket, keyed by the definition's logical names. Output ids are stable:
+ * and lake bucket, keyed by the definition's logical names, and each Lambda stage function's log
+ * group (where it reads the REPORT line of the first SnapStart restore). Output ids are stable:
  * {@code PersonaRole<Persona>}, {@code Stream<Name>}, {@code Table<Name>}, {@code QueueUrl<Name>},
- * {@code LakeBucket} (names in PascalCase, e.g. {@code PersonaRoleSourceOperator},
- * {@code TablePaymentsById}).
+ * {@code LakeBucket}, {@code FunctionLogGroup<Stage>} (names in PascalCase, e.g. {@code
+ * PersonaRoleSourceOperator}, {@code TablePaymentsById}, {@code FunctionLogGroupValidate}).
  */
 public final class SmokeOutputs {
 
@@ -36,6 +37,11 @@ public final class SmokeOutputs {
         return "QueueUrl" + LogicalNames.pascal(logicalName);
     }
 
+    /** The output holding the name of a Lambda stage function's log group. */
+    public static String functionLogGroup(String stageName) {
+        return "FunctionLogGroup" + LogicalNames.pascal(stageName);
+    }
+
     /** The output holding the lake bucket's name. */
     public static final String LAKE_BUCKET = "LakeBucket";
 
@@ -57,6 +63,13 @@ public final class SmokeOutputs {
         stack.getQueues()
                 .forEach((name, queue) -> output(scope, queueUrl(name), "SQS queue " + name, queue.getQueueUrl()));
         stack.getLakeBucket().ifPresent(bucket -> output(scope, LAKE_BUCKET, "S3 lake bucket", bucket.getBucketName()));
+        stack.getLambdaStages()
+                .forEach((name, stage) -> output(
+                        scope,
+                        functionLogGroup(name),
+                        "Log group of the " + name
+                                + " stage function (./sluice smoke --aws reads its Restore Duration)",
+                        stage.getLogGroup().getLogGroupName()));
     }
 
     private static void output(Construct scope, String id, String description, String value) {

@@ -8,6 +8,7 @@ import dev.sluice.emulators.LocalAwsOptions;
 import dev.sluice.local.LocalPipeline;
 import dev.sluice.local.kcl.KclTimings;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -101,6 +102,15 @@ final class LocalSmokeTarget implements SmokeTarget {
     @Override
     public SqsClient sqs(Persona persona) {
         return aws.sqs(pipeline.personaCredentials(persona.yamlName()));
+    }
+
+    /** No snapshots locally: every Lambda stage's Restore Duration is n/a, never a made-up figure. */
+    @Override
+    public List<StageRestore> restores() {
+        return definition().stages().entrySet().stream()
+                .filter(e -> e.getValue().consumer() == ConsumerType.LAMBDA)
+                .map(e -> StageRestore.awsOnly(e.getKey()))
+                .toList();
     }
 
     /** The local stack's IAM summary and RESULT fields ({@code iam=… access_denied=…}). */

@@ -4,6 +4,7 @@ import dev.sluice.core.definition.PipelineDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -70,8 +71,11 @@ final class SmokeCommand implements Command {
                             target, context.root(), events, Duration.ofSeconds(timeoutSeconds), Duration.ofSeconds(2))
                     .run();
             summary(result);
+            // the one figure only AWS gives: each Lambda stage's first SnapStart restore after the deploy
+            List<StageRestore> restores = target.restores();
+            restores.forEach(restore -> context.out().println("  " + restore.line()));
             String iam = target instanceof LocalSmokeTarget local ? " " + local.iamFields() : "";
-            context.out().println(result.resultLine() + iam);
+            context.out().println(result.resultLine() + " " + StageRestore.resultFields(restores) + iam);
             if (!result.ok()) {
                 context.err()
                         .println("sluice: smoke failed for " + name + ": "

@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.core.definition.Persona;
 import dev.sluice.core.definition.PipelineDefinition;
+import java.util.List;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -43,6 +44,13 @@ interface SmokeTarget extends AutoCloseable {
     DynamoDbClient dynamoDb(Persona persona);
 
     SqsClient sqs(Persona persona);
+
+    /**
+     * Each Lambda stage's first SnapStart restore since the latest deploy (in definition order), read
+     * once the smoke's events went through; locally none, and said so ({@link StageRestore#awsOnly}).
+     * Never fails the smoke: what could not be read is a note.
+     */
+    List<StageRestore> restores();
 
     @Override
     void close();

@@ -3,6 +3,10 @@ package dev.sluice.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.core.definition.Persona;
 import dev.sluice.core.definition.PipelineDefinition;
@@ -13,6 +17,9 @@ import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -27,12 +34,14 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
+import software.amazon.awssdk.services.cloudwatchlogs.CloudWatchLogsClient;
 import software.amazon.awssdk.services.sts.StsClient;
 
 /**
  * The wiring of {@code ./sluice smoke --aws} without an AWS account: the real CloudFormation and
  * STS clients of the SDK against a tiny HTTP stub that answers {@code DescribeStacks} with a
- * deployed stack's outputs and {@code AssumeRole} with session credentials, and records what it
+ * deployed stack's outputs, {@code AssumeRole} with session credentials and CloudWatch Logs'
+ * {@code FilterLogEvents} with recorded REPORT lines ({@code lambda-report/}), and records what it
  * was asked.
  */
 class AwsSmokeTargetTest {
@@ -46,11 +55,25 @@ class AwsSmokeTargetTest {
     private volatile String describeStacksAnswer;
     private volatile int describeStacksStatus = 200;
     private volatile int assumeRoleStatus = 200;
+    private volatile int logsStatus = 200;
+    /** FilterLogEvents answers by log group: the JSON arrays of events of each page. */
+    private final Map<String, List<String>> logPages = new java.util.concurrent.ConcurrentHashMap<>();
+    /** When set, what FilterLogEvents answers from its second request on (a line that arrived late). */
+    private volatile List<String> logPagesFromTheSecondLook;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Instant DEPLOYED = Instant.parse("2026-12-01T09:30:00Z");
+    private static final String VALIDATE_LOGS = "/sluice/payments/validate";
 
     @BeforeEach
     void startStub() throws IOException {
         stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         stub.createContext("/", exchange -> {
+            String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
+            if (target != null && target.endsWith(".FilterLogEvents")) {
+                filterLogEvents(exchange);
+                return;
+            }
             Map<String, String> form =
                     form(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             requests.add(form);
@@ -78,6 +101,64 @@ class AwsSmokeTargetTest {
         });
         stub.start();
         describeStacksAnswer = describeStacks(outputs());
+    }
+
+    /**
+     * Answers {@code FilterLogEvents} (CloudWatch Logs' JSON protocol) with the next of {@link
+     * #logPages} for the asked log group (or {@link #logPagesFromTheSecondLook}), recording the request's JSON fields and the access key it
+     * was signed with.
+     */
+    private void filterLogEvents(HttpExchange exchange) throws IOException {
+        JsonNode request = JSON.readTree(exchange.getRequestBody());
+        Map<String, String> recorded = new LinkedHashMap<>();
+        request.fields()
+                .forEachRemaining(f -> recorded.put(f.getKey(), f.getValue().asText()));
+        recorded.put("Action", "FilterLogEvents");
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        recorded.put("AccessKey", authorization.replaceAll(".*Credential=([^/]+)/.*", "$1"));
+        requests.add(recorded);
+        int status;
+        String body;
+        if (logsStatus != 200) {
+            status = logsStatus;
+            body = "{\"__type\":\"AccessDeniedException\",\"message\":\"User is not authorized to perform:"
+                    + " logs:FilterLogEvents\"}";
+        } else {
+            List<String> pages =
+                    logPagesFromTheSecondLook != null && filterRequests().size() > 1
+                            ? logPagesFromTheSecondLook
+                            : logPages.getOrDefault(request.path("logGroupName").asText(), List.of("[]"));
+            int page = request.hasNonNull("nextToken")
+                    ? Integer.parseInt(request.get("nextToken").asText())
+                    : 0;
+            status = 200;
+            body = "{\"events\":" + pages.get(page) + ",\"searchedLogStreams\":[]"
+                    + (page + 1 < pages.size() ? ",\"nextToken\":\"" + (page + 1) + "\"" : "") + "}";
+        }
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+        exchange.close();
+    }
+
+    /** One FilteredLogEvent as JSON. */
+    private static String event(String stream, Instant at, String message) {
+        ObjectNode event = JSON.createObjectNode();
+        event.put("logStreamName", stream);
+        event.put("timestamp", at.toEpochMilli());
+        event.put("message", message);
+        event.put("ingestionTime", at.toEpochMilli() + 900);
+        event.put("eventId", Long.toString(at.toEpochMilli()));
+        return event.toString();
+    }
+
+    private static String fixture(String name) {
+        try (var in = AwsSmokeTargetTest.class.getResourceAsStream("/lambda-report/" + name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @AfterEach
@@ -113,6 +194,7 @@ class AwsSmokeTargetTest {
         outputs.put("QueueUrlPaymentsDlq", "https://sqs.eu-west-1.amazonaws.com/" + ACCOUNT + "/sluice-payments-dlq");
         outputs.put("LakeBucket", "sluice-payments-lakebucket-1a2b");
         outputs.put("DashboardName", "sluice-payments");
+        outputs.put("FunctionLogGroupValidate", VALIDATE_LOGS);
         return outputs;
     }
 
@@ -125,7 +207,8 @@ class AwsSmokeTargetTest {
                 .append("</OutputValue></member>"));
         return "<DescribeStacksResponse xmlns=\"http://cloudformation.amazonaws.com/doc/2010-05-15/\">"
                 + "<DescribeStacksResult><Stacks><member><StackName>sluice-payments</StackName>"
-                + "<StackStatus>CREATE_COMPLETE</StackStatus><CreationTime>2026-12-01T00:00:00Z</CreationTime>"
+                + "<StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2026-11-20T00:00:00Z</CreationTime>"
+                + "<LastUpdatedTime>" + DEPLOYED + "</LastUpdatedTime>"
                 + "<Outputs>" + members + "</Outputs></member></Stacks></DescribeStacksResult>"
                 + "<ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata></DescribeStacksResponse>";
     }
@@ -142,6 +225,10 @@ class AwsSmokeTargetTest {
     }
 
     private AwsSmokeTarget target() {
+        return target(Duration.ZERO);
+    }
+
+    private AwsSmokeTarget target(Duration restoreWait) {
         URI endpoint = URI.create("http://127.0.0.1:" + stub.getAddress().getPort());
         StaticCredentialsProvider caller =
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIACALLER", "caller-secret"));
@@ -160,7 +247,14 @@ class AwsSmokeTargetTest {
                         .endpointOverride(endpoint)
                         .httpClientBuilder(Apache5HttpClient.builder())
                         .build(),
-                REGION);
+                REGION,
+                credentials -> CloudWatchLogsClient.builder()
+                        .region(REGION)
+                        .credentialsProvider(credentials)
+                        .endpointOverride(endpoint)
+                        .httpClientBuilder(Apache5HttpClient.builder())
+                        .build(),
+                restoreWait);
     }
 
     @Test
@@ -251,6 +345,120 @@ class AwsSmokeTargetTest {
                                     + ACCOUNT + ":user/dev is not authorized to perform: sts:AssumeRole")
                     .hasMessageEndingWith("(admin requires MFA or the session tag: see docs/operations.md#access)")
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        }
+    }
+
+    private List<Map<String, String>> filterRequests() {
+        synchronized (requests) {
+            return requests.stream()
+                    .filter(r -> "FilterLogEvents".equals(r.get("Action")))
+                    .toList();
+        }
+    }
+
+    @Test
+    void theFirstRestoreSinceTheDeployIsReadFromTheStageFunctionsLogGroupAsAdmin() {
+        String restore = fixture("snapstart-restore.txt");
+        String later = fixture("snapstart-restore-xray-console.txt");
+        // the answer interleaves log streams: the earliest restore is on the second page
+        logPages.put(
+                VALIDATE_LOGS,
+                List.of(
+                        "[" + event("2026/12/01/[12]bb", DEPLOYED.plusSeconds(140), later) + ","
+                                + event(
+                                        "2026/12/01/[12]bb",
+                                        DEPLOYED.plusSeconds(141),
+                                        "a log line quoting" + " \"REPORT RequestId\" and \"Restore Duration\"")
+                                + "]",
+                        "[" + event("2026/12/01/[12]aa", DEPLOYED.plusSeconds(95), restore) + "]"));
+        try (AwsSmokeTarget target = target()) {
+            List<StageRestore> restores = target.restores();
+
+            assertThat(restores).hasSize(1);
+            StageRestore validate = restores.get(0);
+            assertThat(validate.stage()).isEqualTo("validate");
+            assertThat(validate.restoreMs()).hasValue(412.30);
+            assertThat(validate.report().orElseThrow().billedRestoreDurationMs())
+                    .hasValue(169);
+            assertThat(validate.at()).isEqualTo(DEPLOYED.plusSeconds(95));
+            assertThat(validate.version()).hasValue("12");
+            assertThat(validate.line())
+                    .startsWith("restore: validate 412.30 ms (billed 169 ms), first invocation after the deploy at "
+                            + DEPLOYED + ": logged 2026-12-01T09:31:35Z by version 12");
+            assertThat(StageRestore.resultFields(restores)).isEqualTo("restore_ms=412.30 restore_ms_validate=412.30");
+
+            List<Map<String, String>> asked = filterRequests();
+            assertThat(asked).hasSize(2); // both pages
+            assertThat(asked.get(0))
+                    .containsEntry("logGroupName", VALIDATE_LOGS)
+                    .containsEntry("startTime", Long.toString(DEPLOYED.toEpochMilli()))
+                    .containsEntry("filterPattern", "\"REPORT RequestId\" \"Restore Duration\"")
+                    .containsEntry("AccessKey", "ASIA-sluice-smoke-admin");
+            assertThat(asked.get(1)).containsEntry("nextToken", "1");
+        }
+    }
+
+    @Test
+    void noRestoreLoggedYetIsSaidAndTheFigureIsNotApplicable() {
+        try (AwsSmokeTarget target = target()) {
+            List<StageRestore> restores = target.restores();
+
+            assertThat(restores.get(0).restoreMs()).isEmpty();
+            assertThat(restores.get(0).line())
+                    .startsWith("restore: validate no restore seen yet: no REPORT line with a Restore Duration in "
+                            + VALIDATE_LOGS + " since the deploy at " + DEPLOYED);
+            assertThat(StageRestore.resultFields(restores)).isEqualTo("restore_ms=n/a restore_ms_validate=n/a");
+        }
+    }
+
+    @Test
+    void aRestoreLoggedAfterTheFirstLookIsFoundWithinTheWait() {
+        logPages.put(VALIDATE_LOGS, List.of("[]"));
+        logPagesFromTheSecondLook = List.of(
+                "[" + event("2026/12/01/[12]aa", DEPLOYED.plusSeconds(95), fixture("snapstart-restore.txt")) + "]");
+        URI endpoint = URI.create("http://127.0.0.1:" + stub.getAddress().getPort());
+        try (CloudWatchLogsClient logs = CloudWatchLogsClient.builder()
+                .region(REGION)
+                .credentialsProvider(
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIAADMIN", "admin-secret")))
+                .endpointOverride(endpoint)
+                .httpClientBuilder(Apache5HttpClient.builder())
+                .build()) {
+            RestoreLookup lookup =
+                    new RestoreLookup(logs, Duration.ofSeconds(10), Duration.ofMillis(50), Clock.systemUTC());
+
+            List<StageRestore> restores = lookup.find(Map.of("validate", VALIDATE_LOGS), DEPLOYED);
+
+            assertThat(restores.get(0).restoreMs()).hasValue(412.30);
+            assertThat(filterRequests()).hasSize(2);
+        }
+    }
+
+    @Test
+    void aRefusedFilterLogEventsIsANoteNotAFailure() {
+        logsStatus = 400;
+        try (AwsSmokeTarget target = target()) {
+            StageRestore validate = target.restores().get(0);
+
+            assertThat(validate.restoreMs()).isEmpty();
+            assertThat(validate.line())
+                    .startsWith("restore: validate n/a: cannot read " + VALIDATE_LOGS + " (FilterLogEvents as admin:"
+                            + " User is not authorized to perform: logs:FilterLogEvents");
+        }
+    }
+
+    @Test
+    void aStackDeployedBeforeTheLogGroupOutputsSaysToDeployAgainWithoutAskingTheLogs() {
+        Map<String, String> old = outputs();
+        old.remove("FunctionLogGroupValidate");
+        describeStacksAnswer = describeStacks(old);
+        try (AwsSmokeTarget target = target()) {
+            StageRestore validate = target.restores().get(0);
+
+            assertThat(validate.line())
+                    .isEqualTo("restore: validate n/a: the stack sluice-payments has no output FunctionLogGroupValidate"
+                            + " (deployed before the smoke read restores); deploy it again");
+            assertThat(filterRequests()).isEmpty();
         }
     }
 }
