@@ -151,7 +151,7 @@ public final class KclClusterFaults {
          */
         public static final ScaleLoad FULL = new ScaleLoad(20, Duration.ofSeconds(20), Duration.ofSeconds(30));
 
-        /** CI (2 → 4 → 2 workers): the same modest rate, 10 s before the change and 20 s after the hand-off. */
+        /** CI (2 → 4 workers): the same modest rate, 10 s before the change and 20 s after the hand-off. */
         public static final ScaleLoad CI = new ScaleLoad(20, Duration.ofSeconds(10), Duration.ofSeconds(20));
 
         public ScaleLoad {

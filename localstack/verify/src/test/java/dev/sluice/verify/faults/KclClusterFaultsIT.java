@@ -10,8 +10,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The fault suite's partial-cluster KCL scenarios at CI size ({@code ./sluice faults} runs them with
- * more workers): a zombie worker, a partition that heals, a worker cut off S3, scale out and in under
- * load — each reconciled, in order, and free of state regressions while sampled.
+ * more workers): a zombie worker, a partition that heals, a worker cut off S3, scale out under load —
+ * each reconciled, in order, and free of state regressions while sampled. {@code kcl-scale-in} (4 → 2
+ * under load, SIGTERM then SIGKILL) runs in {@code ./sluice faults} only, to keep CI under 30 minutes
+ * on 2 cores: in CI, {@code KclFaultSuiteIT}'s graceful hand-over and hard kill cover the same exits
+ * without the steady load.
  */
 @ExtendWith(LocalAwsExtension.class)
 class KclClusterFaultsIT {
@@ -51,16 +54,6 @@ class KclClusterFaultsIT {
 
         assertPassedUnderLoad(result);
         assertThat(result.takeoverSeconds()).as("hand-off measured").isPresent();
-        print(result);
-    }
-
-    @Test
-    void workersLeavingUnderLoadHandTheirShardsToTheRest(LocalAws aws) {
-        KclClusterFaults.ClusterRow result =
-                new KclClusterFaults(aws, ROOT, 2, 4).run(KclClusterFaults.SCALE_IN, EVENTS);
-
-        assertPassedUnderLoad(result);
-        assertThat(result.takeoverSeconds()).as("takeover after the SIGKILL").isPresent();
         print(result);
     }
 
