@@ -23,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -118,6 +119,9 @@ public final class LocalAws implements AutoCloseable {
     private volatile EmbeddedS3 s3Proxy;
     private volatile EmbeddedSqs elasticMq;
     private volatile int kinesisTlsPort;
+    /** Where the Node emulators' loopback ports come from. */
+    private final IntSupplier ports;
+
     private volatile KinesisClient kinesis;
     private volatile DynamoDbClient dynamoDb;
     private volatile S3Client s3;
@@ -153,8 +157,8 @@ public final class LocalAws implements AutoCloseable {
 
     private record External(Endpoints endpoints, AutoCloseable owner) {}
 
-    private LocalAws(LocalAwsOptions options, Path localstackDirectory, Path logDirectory) {
-        this(options, localstackDirectory, logDirectory, options.region(), ACCESS_KEY_ID, SECRET_ACCESS_KEY);
+    private LocalAws(LocalAwsOptions options, Path localstackDirectory, Path logDirectory, IntSupplier ports) {
+        this(options, localstackDirectory, logDirectory, options.region(), ACCESS_KEY_ID, SECRET_ACCESS_KEY, ports);
     }
 
     private LocalAws(
@@ -163,8 +167,10 @@ public final class LocalAws implements AutoCloseable {
             Path logDirectory,
             String region,
             String accessKeyId,
-            String secretAccessKey) {
+            String secretAccessKey,
+            IntSupplier ports) {
         this.options = options;
+        this.ports = ports;
         this.region = Region.of(region);
         this.credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
         this.localstackDirectory = localstackDirectory;
@@ -181,6 +187,14 @@ public final class LocalAws implements AutoCloseable {
      *     emulator and its log file
      */
     public static LocalAws start(LocalAwsOptions options) {
+        return start(options, FreePorts::pick);
+    }
+
+    /**
+     * {@link #start(LocalAwsOptions)} with the loopback ports the Node emulators are given drawn from
+     * {@code ports} (tests hand out a taken one first).
+     */
+    static LocalAws start(LocalAwsOptions options, IntSupplier ports) {
         long started = System.nanoTime();
         Path localstack = LocalstackDirectory.requireInstalled(
                 options.localstackDirectory().orElseGet(LocalstackDirectory::locate));
@@ -194,7 +208,7 @@ public final class LocalAws implements AutoCloseable {
             throw new UncheckedIOException("cannot create the log directory " + logs, e);
         }
         pruneOldLogs(logs);
-        LocalAws aws = new LocalAws(options, localstack, logs);
+        LocalAws aws = new LocalAws(options, localstack, logs, ports);
         Runtime.getRuntime().addShutdownHook(aws.shutdownHook);
         try {
             aws.startAll();
@@ -221,7 +235,8 @@ public final class LocalAws implements AutoCloseable {
                 options.logDirectory().orElse(Path.of(".")),
                 endpoints.region(),
                 endpoints.accessKeyId(),
-                endpoints.secretAccessKey());
+                endpoints.secretAccessKey(),
+                FreePorts::pick);
         aws.external = new External(endpoints, owner);
         URI endpoint = endpoints.endpoint();
         aws.kinesis = aws.track(aws.kinesisClient(endpoint));
@@ -387,10 +402,10 @@ public final class LocalAws implements AutoCloseable {
     }
 
     private NodeEmulator launchKinesisMock() {
-        int plainPort = FreePorts.pick();
-        int tlsPort = FreePorts.pick();
+        int plainPort = ports.getAsInt();
+        int tlsPort = ports.getAsInt();
         while (tlsPort == plainPort) {
-            tlsPort = FreePorts.pick();
+            tlsPort = ports.getAsInt();
         }
         return launchKinesisMock(plainPort, tlsPort);
     }
@@ -433,7 +448,7 @@ public final class LocalAws implements AutoCloseable {
     }
 
     private NodeEmulator launchDynalite(String node) {
-        int port = FreePorts.pick();
+        int port = ports.getAsInt();
         List<String> args = new ArrayList<>(List.of(
                 "--port",
                 Integer.toString(port),
@@ -492,13 +507,19 @@ public final class LocalAws implements AutoCloseable {
     }
 
     /** A Node emulator on its way up: launched, then polled until its probe call succeeds. */
+    /**
+     * How often a Node emulator is relaunched on fresh ports when one it was given was taken
+     * between {@link FreePorts#pick()} and its bind (other builds on the machine pick ports too).
+     */
+    private static final int PORT_RETRIES = 3;
+
     private final class PendingNode {
         private final Supplier<NodeEmulator> launcher;
         private final Function<NodeEmulator, Probe> prober;
         private NodeEmulator current;
         private Probe probe;
         private RuntimeException lastError;
-        private boolean retried;
+        private int retries;
 
         PendingNode(Supplier<NodeEmulator> launcher, Function<NodeEmulator, Probe> prober) {
             this.launcher = launcher;
@@ -518,13 +539,20 @@ public final class LocalAws implements AutoCloseable {
 
         /** Checks once; true when the emulator answered. */
         boolean poll() {
+            if (current.isAlive() && current.portWasTaken()) {
+                // kinesis-mock logs EADDRINUSE for a taken TLS port and keeps running, answering on
+                // neither port; stop it so that it is retried below
+                current.terminate();
+                current.awaitStopOrKill(options.stopTimeout());
+            }
             if (!current.isAlive()) {
-                if (!retried && current.portWasTaken()) {
-                    retried = true;
+                if (retries < PORT_RETRIES && current.portWasTaken()) {
+                    retries++;
                     LOG.warn(
-                            "{} found port {} taken; retrying on fresh ports",
+                            "{} found a port taken (attempt {} of {}); retrying on fresh ports",
                             current.emulator().displayName(),
-                            current.port());
+                            retries,
+                            PORT_RETRIES + 1);
                     closeQuietly(probe.client);
                     clients.remove(probe.client);
                     launch();

@@ -9,17 +9,21 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -89,6 +93,38 @@ class LocalAwsLifecycleIT {
         }
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(pids).noneMatch(Processes::isRunning));
+    }
+
+    /**
+     * Another build on the machine may bind a port between {@code FreePorts.pick()} and the
+     * emulator's bind. kinesis-mock then logs EADDRINUSE for its TLS port and keeps running without
+     * answering; the start stops it and relaunches it on fresh ports (CI failed once waiting 60 s).
+     */
+    @Test
+    void anEmulatorWhosePortIsTakenIsRelaunchedOnFreshPorts() throws IOException {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int takenPort = taken.getLocalPort();
+            // kinesis-mock draws first: its plain port, then its TLS port (the taken one)
+            Deque<Integer> handedOut = new ArrayDeque<>(List.of(FreePorts.pick(), takenPort));
+            List<Integer> given = new CopyOnWriteArrayList<>();
+            IntSupplier ports = () -> {
+                Integer next = handedOut.poll();
+                int port = next != null ? next : FreePorts.pick();
+                given.add(port);
+                return port;
+            };
+            try (LocalAws aws = LocalAws.start(LocalAwsOptions.defaults(), ports)) {
+                assertThat(aws.kinesis().listStreams().streamNames()).isEmpty();
+                assertThat(aws.kinesisTlsEndpoint().getPort()).isNotEqualTo(takenPort);
+                assertThat(accepts(aws.kinesisTlsEndpoint())).isTrue();
+                String log = Files.readString(aws.logFile(Emulator.KINESIS));
+                assertThat(log).contains("EADDRINUSE");
+                assertThat(log.split("\n---- ", -1)).hasSizeGreaterThanOrEqualTo(2);
+                // two ports for each kinesis-mock launch, one for dynalite
+                assertThat(given).hasSizeGreaterThanOrEqualTo(5).containsOnlyOnce(takenPort);
+            }
+        }
     }
 
     @Test
