@@ -5,12 +5,17 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The open shards of a stream by hash-key range, as {@code ListShards} names them: which shard a
- * record goes to, from its explicit hash key or the MD5 of its partition key, as Kinesis decides.
+ * The shards of a stream by hash-key range, as {@code ListShards} names them: which open shard a
+ * record goes to, from its explicit hash key or the MD5 of its partition key, as Kinesis decides;
+ * and the range of any shard listed, closed ones too (a shard's range never changes, so a record
+ * read from a shard can be checked against it long after the shard closed).
  */
 public final class ShardMap {
 
@@ -27,14 +32,43 @@ public final class ShardMap {
     }
 
     private final List<Range> ranges;
+    private final Map<String, Range> byId;
 
+    /** A map of open shards only. */
     public ShardMap(List<Range> ranges) {
-        if (ranges.isEmpty()) {
+        this(ranges, List.of());
+    }
+
+    /**
+     * @param open the open shards, which take records
+     * @param closed the closed shards listed with them, whose ranges {@link #range} still knows
+     */
+    public ShardMap(List<Range> open, List<Range> closed) {
+        if (open.isEmpty()) {
             throw new IllegalArgumentException("a stream has at least one open shard");
         }
-        List<Range> sorted = new ArrayList<>(ranges);
+        List<Range> sorted = new ArrayList<>(open);
         sorted.sort(Comparator.comparing(Range::startingHashKey));
         this.ranges = List.copyOf(sorted);
+        Map<String, Range> all = new HashMap<>();
+        closed.forEach(r -> all.put(r.shardId(), r));
+        open.forEach(r -> all.put(r.shardId(), r));
+        this.byId = Map.copyOf(all);
+    }
+
+    /** How many open shards the stream had when it was listed. */
+    public int openShards() {
+        return ranges.size();
+    }
+
+    /** The hash-key range of a shard listed, open or closed. */
+    public Optional<Range> range(String shardId) {
+        return Optional.ofNullable(byId.get(shardId));
+    }
+
+    /** Whether a hash key lies in the range, both ends included. */
+    public static boolean holds(Range range, BigInteger hashKey) {
+        return range.startingHashKey().compareTo(hashKey) <= 0 && hashKey.compareTo(range.endingHashKey()) <= 0;
     }
 
     /** A stream of one shard (tests, and producers that do not know the shards). */
@@ -54,7 +88,7 @@ public final class ShardMap {
     /** The shard a record with this hash key goes to. */
     public String shardFor(BigInteger hashKey) {
         for (Range range : ranges) {
-            if (range.startingHashKey().compareTo(hashKey) <= 0 && hashKey.compareTo(range.endingHashKey()) <= 0) {
+            if (holds(range, hashKey)) {
                 return range.shardId();
             }
         }

@@ -11,9 +11,13 @@ public final class ShardMaps {
 
     private ShardMaps() {}
 
-    /** The stream's open shards (those without an ending sequence number) by hash-key range. */
+    /**
+     * The stream's shards by hash-key range: the open ones (without an ending sequence number) to
+     * route by, the closed ones still listed (within the retention period) to check records against.
+     */
     public static ShardMap list(KinesisClient kinesis, String stream) {
         List<ShardMap.Range> ranges = new ArrayList<>();
+        List<ShardMap.Range> closed = new ArrayList<>();
         String token = null;
         do {
             String next = token;
@@ -25,15 +29,14 @@ public final class ShardMaps {
                 }
             });
             for (Shard shard : response.shards()) {
-                if (shard.sequenceNumberRange().endingSequenceNumber() == null) {
-                    ranges.add(new ShardMap.Range(
-                            shard.shardId(),
-                            new BigInteger(shard.hashKeyRange().startingHashKey()),
-                            new BigInteger(shard.hashKeyRange().endingHashKey())));
-                }
+                ShardMap.Range range = new ShardMap.Range(
+                        shard.shardId(),
+                        new BigInteger(shard.hashKeyRange().startingHashKey()),
+                        new BigInteger(shard.hashKeyRange().endingHashKey()));
+                (shard.sequenceNumberRange().endingSequenceNumber() == null ? ranges : closed).add(range);
             }
             token = response.nextToken();
         } while (token != null);
-        return new ShardMap(ranges);
+        return new ShardMap(ranges, closed);
     }
 }

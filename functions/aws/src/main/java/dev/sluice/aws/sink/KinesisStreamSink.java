@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.access.Access;
+import dev.sluice.aws.kpl.AggregatedPuts;
 import dev.sluice.aws.kpl.KplAggregator;
-import dev.sluice.aws.kpl.ShardMap;
-import dev.sluice.aws.kpl.ShardMaps;
+import dev.sluice.aws.kpl.ShardMapCache;
 import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.event.ProcessedEvent;
@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
  * PutRecords, 500 at a time; only the entries a partial failure names are sent again. With {@code
  * aggregate: true} the events of a batch are packed into KPL aggregates per shard first, as the KPL
  * does: the sink lists the stream's shards ({@code ListShards}, once, and again when Kinesis puts an
- * aggregate on a shard other than the one its records hash to — the stream was resharded), so a
+ * aggregate on a shard other than the one it was packed for — the stream was resharded), so a
  * shard's 1,000 records a second carry up to 50 KB aggregates instead of single events.
  */
 public final class KinesisStreamSink implements EventSink {
@@ -60,15 +60,12 @@ public final class KinesisStreamSink implements EventSink {
     private static final int MAX_ENTRIES = 500;
     private static final int ATTEMPTS = 5;
 
-    /** How often a batch lists the shards again because Kinesis put an aggregate on another shard. */
-    private static final int RESHARD_RETRIES = 3;
-
     private final KinesisClient kinesis;
     private final String stream;
     private final JsonPointer partitionKey;
     private final boolean aggregate;
-    /** The stream's shards as last listed (null until the first aggregated write). */
-    private volatile ShardMap shards;
+    /** The aggregating put, with the stream's shards as last listed (listed at its first put). */
+    private final AggregatedPuts puts;
 
     public KinesisStreamSink(KinesisClient kinesis, String stream, String partitionKeyField) {
         this(kinesis, stream, partitionKeyField, false);
@@ -84,6 +81,7 @@ public final class KinesisStreamSink implements EventSink {
         this.stream = stream;
         this.partitionKey = FieldPaths.pointer(partitionKeyField);
         this.aggregate = aggregate;
+        this.puts = new AggregatedPuts(new ShardMapCache(kinesis, stream), KplAggregator.DEFAULT_MAX_BYTES);
     }
 
     @Override
@@ -119,80 +117,35 @@ public final class KinesisStreamSink implements EventSink {
     }
 
     /**
-     * Puts the entries packed per shard. An aggregate Kinesis put on another shard than the one its
-     * records hash to (the stream was resharded since the shards were listed) may hold records that
-     * shard's consumers leave out (the KCL drops de-aggregated records outside its shard's hash-key
-     * range): its records are packed again with the shards listed afresh and put again — a re-send
-     * the next stage's {@code deduplicate} table absorbs.
+     * Puts the entries packed per shard ({@link AggregatedPuts}): an aggregate Kinesis put on
+     * another shard than the one it was packed for (the stream was resharded since the shards were
+     * listed) is put again, packed with the shards listed afresh, when consumers drop it (one of its
+     * records lies outside the shard it landed on) — never otherwise, so nothing is sent twice.
      */
     private void putAggregated(List<PutRecordsRequestEntry> entries) throws SinkException {
-        List<PutRecordsRequestEntry> pending = entries;
-        for (int round = 0; ; round++) {
-            ShardMap map = shardMap(round > 0);
-            List<PutRecordsRequestEntry> misplaced = new ArrayList<>();
-            for (List<KplAggregator.Aggregate> wave : waves(aggregates(map, pending))) {
-                List<PutRecordsRequestEntry> puts = new ArrayList<>(wave.size());
+        List<UserRecord> users = new ArrayList<>(entries.size());
+        for (PutRecordsRequestEntry entry : entries) {
+            users.add(new UserRecord(entry.partitionKey(), entry.data().asByteArray()));
+        }
+        try {
+            puts.put(users, wave -> {
+                List<PutRecordsRequestEntry> batch = new ArrayList<>(wave.size());
                 for (KplAggregator.Aggregate a : wave) {
-                    puts.add(PutRecordsRequestEntry.builder()
+                    batch.add(PutRecordsRequestEntry.builder()
                             .partitionKey(a.partitionKey())
                             .explicitHashKey(a.explicitHashKey())
                             .data(SdkBytes.fromByteArray(a.data()))
                             .build());
                 }
-                List<String> landedOn = put(puts);
-                for (int i = 0; i < wave.size(); i++) {
-                    if (!wave.get(i).shardId().equals(landedOn.get(i))) {
-                        for (int index : wave.get(i).indexes()) {
-                            misplaced.add(pending.get(index));
-                        }
-                    }
-                }
-            }
-            if (misplaced.isEmpty()) {
-                return;
-            }
-            if (round == RESHARD_RETRIES) {
-                throw new SinkException(
-                        misplaced.size() + " records of " + stream + " landed on shards other than theirs after "
-                                + RESHARD_RETRIES + " listings of its shards",
-                        true,
-                        null);
-            }
-            pending = misplaced;
+                return put(batch).stream()
+                        .map(shard -> new AggregatedPuts.Landed(shard, null))
+                        .toList();
+            });
+        } catch (SdkException e) {
+            throw SdkErrors.classify("list the shards of " + stream, e);
+        } catch (AggregatedPuts.StillMisplacedException e) {
+            throw new SinkException(e.getMessage(), true, e);
         }
-    }
-
-    /**
-     * The aggregates in waves of at most one per shard, each shard's in order: a wave is put (its
-     * partial failures retried) before the next one is sent, so a refused aggregate is in its shard
-     * before any later aggregate of that shard — per-key order holds even when PutRecords partly
-     * fails, as it would not if two aggregates of one shard shared a request and only the first was
-     * refused.
-     */
-    static List<List<KplAggregator.Aggregate>> waves(List<KplAggregator.Aggregate> aggregates) {
-        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
-        List<List<KplAggregator.Aggregate>> waves = new ArrayList<>();
-        for (KplAggregator.Aggregate a : aggregates) {
-            int wave = seen.merge(a.shardId(), 1, Integer::sum) - 1;
-            if (wave == waves.size()) {
-                waves.add(new ArrayList<>());
-            }
-            waves.get(wave).add(a);
-        }
-        return waves;
-    }
-
-    private ShardMap shardMap(boolean refresh) throws SinkException {
-        ShardMap map = shards;
-        if (map == null || refresh) {
-            try {
-                map = ShardMaps.list(kinesis, stream);
-            } catch (SdkException e) {
-                throw SdkErrors.classify("list the shards of " + stream, e);
-            }
-            shards = map;
-        }
-        return map;
     }
 
     /**
@@ -214,15 +167,6 @@ public final class KinesisStreamSink implements EventSink {
             origin.put("subSequenceNumber", event.position().subSequence());
         }
         return copy;
-    }
-
-    /** The entries packed into KPL aggregates, one shard's each, in order per key. */
-    private static List<KplAggregator.Aggregate> aggregates(ShardMap map, List<PutRecordsRequestEntry> entries) {
-        List<UserRecord> users = new ArrayList<>(entries.size());
-        for (PutRecordsRequestEntry entry : entries) {
-            users.add(new UserRecord(entry.partitionKey(), entry.data().asByteArray()));
-        }
-        return new KplAggregator(map, KplAggregator.DEFAULT_MAX_BYTES).aggregate(users);
     }
 
     /** Puts the entries, retrying those a partial failure names; returns the shard each landed on. */

@@ -1,13 +1,16 @@
 package dev.sluice.verify.reconcile;
 
+import dev.sluice.aws.kpl.AggregatedPuts;
 import dev.sluice.aws.kpl.KplAggregates;
 import dev.sluice.aws.kpl.KplAggregator;
-import dev.sluice.aws.kpl.ShardMap;
+import dev.sluice.aws.kpl.ShardMapCache;
 import dev.sluice.aws.kpl.UserRecord;
 import dev.sluice.generators.GeneratedEvent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
@@ -20,7 +23,9 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 
 /**
  * Puts events as the Kinesis Producer Library does with aggregation on: user records packed into
- * KPL aggregates per shard ({@link KplAggregator}, from the stream's open shards), the aggregates put
+ * KPL aggregates per shard ({@link KplAggregator}), from a shard map listed once and listed again
+ * only when a put shows the stream was resharded ({@link AggregatedPuts}: an aggregate consumers
+ * would drop is put again, packed with the fresh map); the aggregates put in waves of one a shard
  * with PutRecords (at most 500 and 5 MiB a call), only the aggregates a partial failure names sent
  * again, all of them when a put gets no answer. The ledger has one entry per user record: the
  * aggregate's shard and sequence number and the record's sub-sequence. Optionally the first user
@@ -44,6 +49,9 @@ public final class AggregatingProducer {
     private final AtomicLong ambiguous = new AtomicLong();
     private final AtomicLong kinesisRecords = new AtomicLong();
     private final AtomicLong aggregates = new AtomicLong();
+    private final AtomicLong misplaced = new AtomicLong();
+    /** The stream's shards, listed at the first send and again only when a put shows a reshard. */
+    private final ShardMapCache shards;
 
     /**
      * @param maxBytes the size limit of one aggregate ({@link KplAggregator#DEFAULT_MAX_BYTES} is the
@@ -55,6 +63,7 @@ public final class AggregatingProducer {
         this.stream = stream;
         this.maxBytes = maxBytes;
         this.corruptEvery = corruptEvery;
+        this.shards = new ShardMapCache(kinesis, stream);
     }
 
     public AggregatingProducer(KinesisClient kinesis, String stream) {
@@ -64,6 +73,19 @@ public final class AggregatingProducer {
     /** Aggregates put again because a put got no answer. */
     public long ambiguous() {
         return ambiguous.get();
+    }
+
+    /** How many times this producer listed the stream's shards: 1 + the reshards its puts revealed. */
+    public long shardListings() {
+        return shards.listings();
+    }
+
+    /**
+     * Aggregates that landed on a shard (after a reshard) where consumers drop them whole, and whose
+     * records were put again.
+     */
+    public long misplaced() {
+        return misplaced.get();
     }
 
     /** Kinesis records acknowledged (aggregates), what an event-source mapping counts. */
@@ -82,85 +104,103 @@ public final class AggregatingProducer {
         for (GeneratedEvent event : events) {
             users.add(new UserRecord(event.partitionKey(), event.data()));
         }
-        List<KplAggregator.Aggregate> packed = new KplAggregator(shards(), maxBytes).aggregate(users);
-        List<Put> puts = new ArrayList<>(packed.size());
-        for (KplAggregator.Aggregate aggregate : packed) {
-            long n = aggregates.incrementAndGet();
-            if (corruptEvery > 0 && n % corruptEvery == 0) {
-                // the aggregate's first user record alone, in an aggregate with a corrupt digest (put
-                // with the same hash key, so on the same shard); the others in a valid one after it
-                int first = aggregate.indexes().get(0);
-                byte[] corrupt = KplAggregates.encode(List.of(users.get(first)));
-                corrupt[corrupt.length - 1] ^= 1;
-                GeneratedEvent whole = new GeneratedEvent(
+        Map<byte[], GeneratedEvent> corrupted = new IdentityHashMap<>();
+        AggregatedPuts puts =
+                new AggregatedPuts(shards, maxBytes, aggregate -> shape(aggregate, users, events, corrupted));
+        List<LedgerEntry> ledger = new ArrayList<>(events.size());
+        for (AggregatedPuts.Placed placed : puts.put(users, this::put)) {
+            KplAggregator.Aggregate aggregate = placed.aggregate();
+            GeneratedEvent whole = corrupted.get(aggregate.data());
+            if (whole != null) {
+                ledger.add(new LedgerEntry(
+                        whole, placed.landed().shardId(), placed.landed().sequenceNumber(), 0));
+            } else {
+                for (int sub = 0; sub < aggregate.indexes().size(); sub++) {
+                    ledger.add(new LedgerEntry(
+                            events.get(aggregate.indexes().get(sub)),
+                            placed.landed().shardId(),
+                            placed.landed().sequenceNumber(),
+                            sub));
+                }
+            }
+            kinesisRecords.incrementAndGet();
+        }
+        misplaced.addAndGet(puts.misplaced());
+        progress.accept(ledger.size());
+        return ledger;
+    }
+
+    /**
+     * What is put for one aggregate: itself, or — every n-th when corrupting — its first user record
+     * alone in an aggregate with a corrupt digest (put with the same hash key, so on the same shard),
+     * then the others in a valid one.
+     */
+    private List<KplAggregator.Aggregate> shape(
+            KplAggregator.Aggregate aggregate,
+            List<UserRecord> users,
+            List<GeneratedEvent> events,
+            Map<byte[], GeneratedEvent> corrupted) {
+        long n = aggregates.incrementAndGet();
+        if (corruptEvery == 0 || n % corruptEvery != 0) {
+            return List.of(aggregate);
+        }
+        int first = aggregate.indexes().get(0);
+        byte[] corrupt = KplAggregates.encode(List.of(users.get(first)));
+        corrupt[corrupt.length - 1] ^= 1;
+        corrupted.put(
+                corrupt,
+                new GeneratedEvent(
                         "corrupt-aggregate-" + events.get(first).eventId(),
                         events.get(first).partitionKey(),
                         corrupt,
-                        MALFORMED_AGGREGATE);
-                puts.add(new Put(
-                        new KplAggregator.Aggregate(
-                                aggregate.shardId(),
-                                aggregate.partitionKey(),
-                                aggregate.explicitHashKey(),
-                                corrupt,
-                                List.of(first)),
-                        corrupt,
-                        List.of(whole)));
-                List<Integer> rest =
-                        aggregate.indexes().subList(1, aggregate.indexes().size());
-                if (!rest.isEmpty()) {
-                    List<UserRecord> restUsers = new ArrayList<>(rest.size());
-                    List<GeneratedEvent> carried = new ArrayList<>(rest.size());
-                    rest.forEach(i -> {
-                        restUsers.add(users.get(i));
-                        carried.add(events.get(i));
-                    });
-                    byte[] data = KplAggregates.encode(restUsers);
-                    puts.add(new Put(
-                            new KplAggregator.Aggregate(
-                                    aggregate.shardId(),
-                                    aggregate.partitionKey(),
-                                    aggregate.explicitHashKey(),
-                                    data,
-                                    List.copyOf(rest)),
-                            data,
-                            carried));
-                }
-            } else {
-                List<GeneratedEvent> carried =
-                        new ArrayList<>(aggregate.indexes().size());
-                aggregate.indexes().forEach(i -> carried.add(events.get(i)));
-                puts.add(new Put(aggregate, aggregate.data(), carried));
-            }
+                        MALFORMED_AGGREGATE));
+        List<KplAggregator.Aggregate> shaped = new ArrayList<>(2);
+        shaped.add(new KplAggregator.Aggregate(
+                aggregate.shardId(), aggregate.partitionKey(), aggregate.explicitHashKey(), corrupt, List.of(first)));
+        List<Integer> rest = aggregate.indexes().subList(1, aggregate.indexes().size());
+        if (!rest.isEmpty()) {
+            List<UserRecord> restUsers = new ArrayList<>(rest.size());
+            rest.forEach(i -> restUsers.add(users.get(i)));
+            shaped.add(new KplAggregator.Aggregate(
+                    aggregate.shardId(),
+                    aggregate.partitionKey(),
+                    aggregate.explicitHashKey(),
+                    KplAggregates.encode(restUsers),
+                    List.copyOf(rest)));
         }
-        List<LedgerEntry> ledger = new ArrayList<>(events.size());
+        return shaped;
+    }
+
+    /**
+     * Puts one wave (at most one aggregate a shard), 500 and 5 MiB a call, until Kinesis accepted
+     * each: only the aggregates a partial failure names are sent again, all of them when a put gets
+     * no answer.
+     */
+    private List<AggregatedPuts.Landed> put(List<KplAggregator.Aggregate> wave) {
+        List<AggregatedPuts.Landed> landed = new ArrayList<>(wave.size());
         int from = 0;
-        while (from < puts.size()) {
+        while (from < wave.size()) {
             int to = from;
             long bytes = 0;
-            while (to < puts.size() && to - from < MAX_ENTRIES) {
-                long size = puts.get(to).data.length
-                        + puts.get(to).aggregate.partitionKey().length() * 4L;
+            while (to < wave.size() && to - from < MAX_ENTRIES) {
+                long size =
+                        wave.get(to).data().length + wave.get(to).partitionKey().length() * 4L;
                 if (to > from && bytes + size > MAX_REQUEST_BYTES) {
                     break;
                 }
                 bytes += size;
                 to++;
             }
-            ledger.addAll(put(puts.subList(from, to)));
-            progress.accept(ledger.size());
+            landed.addAll(putChunk(wave.subList(from, to)));
             from = to;
         }
-        return ledger;
+        return landed;
     }
 
-    private record Put(KplAggregator.Aggregate aggregate, byte[] data, List<GeneratedEvent> carried) {}
-
-    private List<LedgerEntry> put(List<Put> chunk) {
-        List<List<LedgerEntry>> placed = new ArrayList<>(chunk.size());
+    private List<AggregatedPuts.Landed> putChunk(List<KplAggregator.Aggregate> chunk) {
+        AggregatedPuts.Landed[] landed = new AggregatedPuts.Landed[chunk.size()];
         List<Integer> pending = new ArrayList<>();
         for (int i = 0; i < chunk.size(); i++) {
-            placed.add(null);
             pending.add(i);
         }
         for (int attempt = 1; !pending.isEmpty(); attempt++) {
@@ -169,11 +209,11 @@ public final class AggregatingProducer {
             }
             List<PutRecordsRequestEntry> entries = new ArrayList<>(pending.size());
             for (int index : pending) {
-                Put put = chunk.get(index);
+                KplAggregator.Aggregate aggregate = chunk.get(index);
                 entries.add(PutRecordsRequestEntry.builder()
-                        .partitionKey(put.aggregate.partitionKey())
-                        .explicitHashKey(put.aggregate.explicitHashKey())
-                        .data(SdkBytes.fromByteArray(put.data))
+                        .partitionKey(aggregate.partitionKey())
+                        .explicitHashKey(aggregate.explicitHashKey())
+                        .data(SdkBytes.fromByteArray(aggregate.data()))
                         .build());
             }
             PutRecordsResponse response;
@@ -187,18 +227,10 @@ public final class AggregatingProducer {
             List<Integer> failed = new ArrayList<>();
             for (int i = 0; i < response.records().size(); i++) {
                 PutRecordsResultEntry result = response.records().get(i);
-                int index = pending.get(i);
                 if (result.errorCode() == null) {
-                    Put put = chunk.get(index);
-                    List<LedgerEntry> entriesOf = new ArrayList<>(put.carried.size());
-                    for (int sub = 0; sub < put.carried.size(); sub++) {
-                        entriesOf.add(
-                                new LedgerEntry(put.carried.get(sub), result.shardId(), result.sequenceNumber(), sub));
-                    }
-                    placed.set(index, entriesOf);
-                    kinesisRecords.incrementAndGet();
+                    landed[pending.get(i)] = new AggregatedPuts.Landed(result.shardId(), result.sequenceNumber());
                 } else {
-                    failed.add(index);
+                    failed.add(pending.get(i));
                 }
             }
             pending = failed;
@@ -206,13 +238,6 @@ public final class AggregatingProducer {
                 LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());
             }
         }
-        List<LedgerEntry> ledger = new ArrayList<>();
-        placed.forEach(ledger::addAll);
-        return ledger;
-    }
-
-    /** The stream's open shards by hash-key range. */
-    private ShardMap shards() {
-        return dev.sluice.aws.kpl.ShardMaps.list(kinesis, stream);
+        return List.of(landed);
     }
 }
