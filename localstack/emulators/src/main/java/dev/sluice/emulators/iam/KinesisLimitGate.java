@@ -20,7 +20,9 @@ import java.util.Set;
  * shards' allowance is answered with AWS's partial failure (the other records really written), a
  * throttled PutRecord or GetRecords with a 400 {@code ProvisionedThroughputExceededException}; the
  * bytes each GetRecords returns count against its shard; a reshard makes the gate read the stream's
- * shards again.
+ * shards again. ListShards (1,000 a second per stream; a page asked for by {@code NextToken} counts
+ * against the stream whose listing handed the token out) and DescribeStreamSummary (20 a second per
+ * account) over their rates are answered 400 {@code LimitExceededException}.
  */
 final class KinesisLimitGate {
 
@@ -35,6 +37,15 @@ final class KinesisLimitGate {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<String, String[]> eldest) {
                     return size() > ITERATORS_KEPT;
+                }
+            });
+
+    /** ListShards NextToken → stream: a page asked for by its token names no stream. */
+    private final Map<String, String> listingTokens =
+            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                    return size() > 10_000;
                 }
             });
 
@@ -65,6 +76,36 @@ final class KinesisLimitGate {
             case "PutRecords" -> putRecords(exchange, request, call, gate);
             case "PutRecord" -> putRecord(exchange, request, call, gate);
             case "GetRecords" -> getRecords(exchange, request, call, gate);
+            case "ListShards" -> {
+                JsonNode body = RequestMapper.body(request);
+                String stream = streamName(body);
+                if (stream == null && body.hasNonNull("NextToken")) {
+                    stream = listingTokens.get(body.get("NextToken").asText());
+                }
+                if (stream != null && !limits.listShards(stream)) {
+                    gate.answerJsonError(
+                            exchange, request, KinesisLimits.LIMIT_EXCEEDED, limits.limitMessage(operation, stream));
+                    return;
+                }
+                AccessGate.Answer response = gate.forward(exchange, request, call);
+                if (response != null && response.statusCode() == 200 && stream != null) {
+                    String next = read(response).path("NextToken").asText(null);
+                    if (next != null) {
+                        listingTokens.put(next, stream);
+                    }
+                }
+            }
+            case "DescribeStreamSummary" -> {
+                if (!limits.describeStreamSummary()) {
+                    gate.answerJsonError(
+                            exchange,
+                            request,
+                            KinesisLimits.LIMIT_EXCEEDED,
+                            limits.limitMessage(operation, streamName(RequestMapper.body(request))));
+                    return;
+                }
+                gate.forward(exchange, request, call);
+            }
             case "GetShardIterator" -> {
                 AccessGate.Answer response = gate.forward(exchange, request, call);
                 JsonNode body = RequestMapper.body(request);

@@ -18,6 +18,15 @@ import java.util.function.Function;
  *       into debt, so the next calls are throttled until it is paid back, as AWS does.
  * </ul>
  *
+ * <p>And two control-plane rates, as the Kinesis API reference states them: "ListShards [...] has a
+ * limit of 1000 transactions per second per data stream" (API_ListShards) and "DescribeStreamSummary
+ * has a limit of 20 transactions per second per account" (API_DescribeStreamSummary; per account,
+ * not per stream — one {@code KinesisLimits} meters one account's gate). A call over either is
+ * refused with HTTP 400 and {@code "__type": "LimitExceededException"}, the error both operations
+ * document. The SDK v2 does not count {@code LimitExceededException} as throttling (it is not among
+ * its throttling or retryable error codes), so callers retry it themselves, as the KCL's shard
+ * detector does ({@code dev.sluice.aws.kpl.ShardMaps} for Sluice's own listings).
+ *
  * <p>On-demand streams have the same per-shard quotas (AWS scales their shard count, which the local
  * stack does not). The shard of a record is found as Kinesis does ({@link ShardMap}); the map of a
  * stream comes from {@code shardLister} (the gate asks the emulator's ListShards) and is read again
@@ -37,6 +46,12 @@ public final class KinesisLimits {
     public static final int GET_RECORDS_RECORDS = 10_000;
     /** The bytes one GetRecords returns at most. */
     public static final long GET_RECORDS_BYTES = 10L << 20;
+    /** ListShards calls a second per data stream. */
+    public static final int LIST_SHARDS_PER_SECOND = 1_000;
+    /** DescribeStreamSummary calls a second per account. */
+    public static final int DESCRIBE_STREAM_SUMMARY_PER_SECOND = 20;
+    /** The error code of a control-plane call over its rate. */
+    public static final String LIMIT_EXCEEDED = "LimitExceededException";
     /** The error code of a throttled write or read. */
     public static final String THROTTLED = "ProvisionedThroughputExceededException";
 
@@ -48,6 +63,9 @@ public final class KinesisLimits {
     private final Map<String, Shard> shards = new ConcurrentHashMap<>();
     private final AtomicLong throttledRecords = new AtomicLong();
     private final AtomicLong throttledReads = new AtomicLong();
+    private final AtomicLong refusedControlCalls = new AtomicLong();
+    private final Map<String, TokenBucket> listShards = new ConcurrentHashMap<>();
+    private TokenBucket describeStreamSummary;
     /** epoch second → {records throttled, GetRecords calls throttled} */
     private final ConcurrentSkipListMap<Long, AtomicLong[]> throttlesPerSecond = new ConcurrentSkipListMap<>();
 
@@ -137,6 +155,48 @@ public final class KinesisLimits {
     /** Counts the bytes a GetRecords call returned against the shard's read allowance. */
     public void readBytes(String stream, String shardId, long bytes) {
         shard(stream, shardId).readBytes.debit(bytes);
+    }
+
+    /**
+     * Whether a ListShards call on the stream may go ahead (counting it), else it is over the
+     * stream's 1,000 a second.
+     */
+    public boolean listShards(String stream) {
+        TokenBucket bucket = listShards.computeIfAbsent(
+                stream, s -> new TokenBucket(LIST_SHARDS_PER_SECOND, LIST_SHARDS_PER_SECOND, clock));
+        return control(bucket);
+    }
+
+    /** Whether a DescribeStreamSummary call may go ahead (counting it), else it is over the account's 20 a second. */
+    public boolean describeStreamSummary() {
+        TokenBucket bucket;
+        synchronized (this) {
+            if (describeStreamSummary == null) {
+                describeStreamSummary =
+                        new TokenBucket(DESCRIBE_STREAM_SUMMARY_PER_SECOND, DESCRIBE_STREAM_SUMMARY_PER_SECOND, clock);
+            }
+            bucket = describeStreamSummary;
+        }
+        return control(bucket);
+    }
+
+    private boolean control(TokenBucket bucket) {
+        if (bucket.tryTake(1)) {
+            return true;
+        }
+        refusedControlCalls.incrementAndGet();
+        return false;
+    }
+
+    /** ListShards and DescribeStreamSummary calls refused so far. */
+    public long refusedControlCalls() {
+        return refusedControlCalls.get();
+    }
+
+    /** The message of a refused control-plane call (AWS documents the error, not its wording). */
+    public String limitMessage(String operation, String stream) {
+        return "Rate exceeded for " + operation + (stream == null ? "" : " of stream " + stream) + " under account "
+                + account + ".";
     }
 
     /** Forgets a stream's shard map (after a reshard or a new stream): it is read again when needed. */

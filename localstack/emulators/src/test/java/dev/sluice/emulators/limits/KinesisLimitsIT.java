@@ -26,6 +26,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 import software.amazon.awssdk.services.kinesis.model.KinesisException;
+import software.amazon.awssdk.services.kinesis.model.LimitExceededException;
 import software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
@@ -81,11 +82,60 @@ class KinesisLimitsIT {
 
     private static void createStream(String name, int shards) {
         kinesis.createStream(b -> b.streamName(name).shardCount(shards));
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> kinesis.describeStreamSummary(b -> b.streamName(name))
-                                .streamDescriptionSummary()
-                                .streamStatus()
-                        == StreamStatus.ACTIVE);
+        // a second passes between polls: DescribeStreamSummary is metered at 20 a second per account
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            CLOCK.advance(Duration.ofSeconds(1));
+            return kinesis.describeStreamSummary(b -> b.streamName(name))
+                            .streamDescriptionSummary()
+                            .streamStatus()
+                    == StreamStatus.ACTIVE;
+        });
+    }
+
+    @Test
+    void theThousandAndFirstListShardsOfAStreamInOneSecondIsRefusedWithLimitExceededAndAnotherStreamIsNot() {
+        createStream("listed", 2);
+        createStream("other", 1);
+        CLOCK.advance(Duration.ofSeconds(10));
+        long before = gate.limits().refusedControlCalls();
+        for (int i = 0; i < KinesisLimits.LIST_SHARDS_PER_SECOND; i++) {
+            assertThat(kinesis.listShards(b -> b.streamName("listed")).shards()).hasSize(2);
+        }
+
+        assertThatThrownBy(() -> kinesis.listShards(b -> b.streamName("listed")))
+                .isInstanceOfSatisfying(LimitExceededException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(400);
+                    assertThat(e.awsErrorDetails().errorCode()).isEqualTo("LimitExceededException");
+                    assertThat(e.isThrottlingException()).isFalse(); // the SDK does not retry it on its own
+                });
+        assertThat(kinesis.listShards(b -> b.streamName("other")).shards()).hasSize(1);
+        CLOCK.advance(Duration.ofMillis(5)); // 5 ms refill 5 calls of 1,000 a second
+        for (int i = 0; i < 5; i++) {
+            kinesis.listShards(b -> b.streamName("listed"));
+        }
+        assertThatThrownBy(() -> kinesis.listShards(b -> b.streamName("listed")))
+                .isInstanceOf(LimitExceededException.class);
+        assertThat(gate.limits().refusedControlCalls() - before).isEqualTo(2);
+    }
+
+    @Test
+    void theTwentyFirstDescribeStreamSummaryOfTheAccountInOneSecondIsRefusedWhicheverStreamItNames() {
+        createStream("summary-a", 1);
+        createStream("summary-b", 1);
+        CLOCK.advance(Duration.ofSeconds(10));
+        long before = gate.limits().refusedControlCalls();
+        for (int i = 0; i < KinesisLimits.DESCRIBE_STREAM_SUMMARY_PER_SECOND; i++) {
+            String stream = i % 2 == 0 ? "summary-a" : "summary-b";
+            kinesis.describeStreamSummary(b -> b.streamName(stream));
+        }
+
+        assertThatThrownBy(() -> kinesis.describeStreamSummary(b -> b.streamName("summary-b")))
+                .isInstanceOfSatisfying(
+                        LimitExceededException.class,
+                        e -> assertThat(e.statusCode()).isEqualTo(400));
+        CLOCK.advance(Duration.ofMillis(50)); // one call's allowance (20 a second)
+        kinesis.describeStreamSummary(b -> b.streamName("summary-a"));
+        assertThat(gate.limits().refusedControlCalls() - before).isEqualTo(1);
     }
 
     private static List<PutRecordsRequestEntry> entries(int count, String key, int bytes) {
