@@ -4,9 +4,12 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.sluice.aws.AwsClients;
 import dev.sluice.aws.FunctionEnvironment;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.kpl.Deaggregation;
+import dev.sluice.aws.kpl.ShardMap;
+import dev.sluice.aws.kpl.ShardMapCache;
 import dev.sluice.aws.metrics.EmfMetrics;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
@@ -18,9 +21,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
  * The Lambda handler of a {@code consumer: lambda} stage, behind a Kinesis event-source mapping
@@ -62,13 +68,44 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
         this(
                 runtime.processor(),
                 runtime.pipeline().pipeline() + "/" + runtime.stageName(),
-                EmfMetrics.fromEnvironment(environment, runtime.pipeline().pipeline(), runtime.stageName()));
+                EmfMetrics.fromEnvironment(environment, runtime.pipeline().pipeline(), runtime.stageName()),
+                () -> new AwsClients(environment).kinesis());
     }
 
+    /** A handler that does not check aggregates against their shard's range (tests without Kinesis). */
     public KinesisStageHandler(BatchProcessor processor, String stage, EmfMetrics metrics) {
+        this(processor, stage, metrics, null);
+    }
+
+    /**
+     * @param kinesis the client that lists the input stream's shards ({@code kinesis:ListShards},
+     *     granted for the event-source mapping), made at the first aggregate seen; null: not checked
+     */
+    public KinesisStageHandler(
+            BatchProcessor processor, String stage, EmfMetrics metrics, Supplier<KinesisClient> kinesis) {
         this.processor = processor;
         this.stage = stage;
         this.metrics = metrics;
+        this.kinesis = kinesis;
+    }
+
+    private final Supplier<KinesisClient> kinesis;
+    private final Map<String, ShardMapCache> shardMaps = new ConcurrentHashMap<>();
+    private volatile KinesisClient kinesisClient;
+
+    /** The range of a shard of a stream: from the kept map, listed again only for a shard it does not name. */
+    private ShardMap.Range range(String stream, String shardId) {
+        KinesisClient client = kinesisClient;
+        if (client == null) {
+            synchronized (this) {
+                if (kinesisClient == null) {
+                    kinesisClient = kinesis.get();
+                }
+                client = kinesisClient;
+            }
+        }
+        KinesisClient c = client;
+        return shardMaps.computeIfAbsent(stream, s -> new ShardMapCache(c, s)).range(shardId);
     }
 
     /** The SnapStart hook this instance registered (the runtime's no-arg constructor only). */
@@ -79,7 +116,9 @@ public class KinesisStageHandler implements RequestHandler<KinesisEvent, Streams
     @Override
     public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
         // KPL aggregates become their user records (sub-sequence positions); a corrupt one stays whole
-        List<InboundRecord> records = Deaggregation.of(toInbound(event));
+        // an aggregate holding a record outside its shard's range is dropped whole, as the KCL does; a
+        // failure to list the shards fails the whole batch (delivered again, never partly processed)
+        List<InboundRecord> records = Deaggregation.of(toInbound(event), kinesis == null ? null : this::range);
         if (records.isEmpty()) {
             return new StreamsEventResponse(List.of());
         }

@@ -272,6 +272,14 @@ public final class FaultSuite {
                                 .sdk("UpdateItem", plan.table(AGGREGATE), 2, Fault.RESPONSE_LOST)
                                 .crashAfterWrites(3)),
                 new FaultScenario(
+                        "kpl-shard-split",
+                        "KPL-aggregated input; a shard splits between the producer's sends, its kept shard map goes"
+                                + " stale: aggregates land on the children, those holding records of the other child"
+                                + " are put again",
+                        n,
+                        0.02,
+                        plan -> plan.aggregate(16 * 1024).midway(Action.SPLIT_SHARD)),
+                new FaultScenario(
                         "kpl-corrupt",
                         "KPL-aggregated input; in one aggregate in three the first user record goes alone into an"
                                 + " aggregate with a corrupt MD5 digest",
@@ -378,6 +386,20 @@ public final class FaultSuite {
                 plan.actionDone();
             }
             ledger.addAll(aggregating != null ? aggregating.send(rest, done -> {}) : producer.send(rest, done -> {}));
+            if (aggregating != null) {
+                // the producer keeps its shard map: listed at its first send, again once per reshard it met
+                long reshards = plan.actions().stream()
+                        .filter(a -> a == Action.SPLIT_SHARD)
+                        .count();
+                if (aggregating.shardListings() != 1 + reshards) {
+                    problems.add("the producer listed the shards " + aggregating.shardListings() + " times, not 1 + "
+                            + reshards + " reshard(s)");
+                }
+                LOG.info(
+                        "aggregating producer: {} shard listing(s), {} misplaced aggregate(s) put again",
+                        aggregating.shardListings(),
+                        aggregating.misplaced());
+            }
             if (plan.corruptEvery() > 0
                     && ledger.stream()
                             .anyMatch(e -> AggregatingProducer.MALFORMED_AGGREGATE.equals(
