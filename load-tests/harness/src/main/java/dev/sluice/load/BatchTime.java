@@ -1,5 +1,6 @@
 package dev.sluice.load;
 
+import dev.sluice.planner.AwsLatencyModel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -17,6 +17,7 @@ import dev.sluice.generators.GeneratedEvent;
 import dev.sluice.generators.PaymentGenerator;
 import dev.sluice.local.LocalDefinitions;
 import dev.sluice.local.LocalPipeline;
+import dev.sluice.planner.AwsLatencyModel;
 import dev.sluice.planner.CostModel;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.Report;

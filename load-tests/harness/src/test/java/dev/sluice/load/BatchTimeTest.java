@@ -3,6 +3,7 @@ package dev.sluice.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.sluice.planner.AwsLatencyModel;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -27,6 +27,8 @@ import java.util.stream.Stream;
  * @param batchSize the stage's batch size the ceiling is for
  * @param parallelization the stage's parallelization factor the ceiling is for
  * @param ceilingPerShard events a second one shard can be consumed at
+ * @param modelled true for a handler bench's modelled AWS figures ({@code ./sluice bench handler}:
+ *     {@link AwsBatchModel} over the measured CPU and call graph), false for a load run's measurement
  */
 public record MeasuredFigures(
         Path report,
@@ -38,7 +40,8 @@ public record MeasuredFigures(
         double recordsPerBatch,
         int batchSize,
         int parallelization,
-        double ceilingPerShard) {
+        double ceilingPerShard,
+        boolean modelled) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -60,6 +63,9 @@ public record MeasuredFigures(
             throw new ReportException("cannot read the load report " + reportJson + ": " + e.getMessage());
         }
         JsonNode data = root == null ? null : root.path("data");
+        if (data != null && "bench".equals(root.path("kind").asText())) {
+            return fromHandlerBench(reportJson, data);
+        }
         if (data == null || !"load".equals(root.path("kind").asText())) {
             throw new ReportException(reportJson + " is not a load report (./sluice load writes them)");
         }
@@ -76,11 +82,38 @@ public record MeasuredFigures(
                         c.path("recordsPerBatch").asDouble(),
                         c.path("batchSize").asInt(),
                         c.path("parallelizationFactor").asInt(1),
-                        c.path("ceilingPerShard").asDouble());
+                        c.path("ceilingPerShard").asDouble(),
+                        false);
             }
         }
         throw new ReportException(reportJson + " has no measured capacity for stage '" + stage
                 + "' (a local run of ./sluice load writes it; runs before --aws-latency did not)");
+    }
+
+    /**
+     * A handler bench's report ({@code ./sluice bench handler}): its first stage's modelled AWS batch
+     * (mean of the Monte Carlo) and ceiling a shard, Sluice's handler.
+     */
+    private static MeasuredFigures fromHandlerBench(Path reportJson, JsonNode data) {
+        for (JsonNode s : data.path("stages")) {
+            JsonNode model = s.path("model");
+            if (model.isObject() && model.path("ceiling").has("perShard")) {
+                return new MeasuredFigures(
+                        reportJson,
+                        s.path("pipeline").asText(),
+                        s.path("stage").asText(),
+                        "lambda",
+                        true,
+                        model.path("durations").path("meanMillis").asDouble(),
+                        s.path("batchSize").asDouble(),
+                        s.path("batchSize").asInt(),
+                        model.path("parallelization").asInt(1),
+                        model.path("ceiling").path("perShard").asDouble(),
+                        true);
+            }
+        }
+        throw new ReportException(reportJson + " is a bench report without a modelled AWS ceiling (./sluice bench"
+                + " handler writes one)");
     }
 
     /** The newest report.json under {@code reportsDirectory} (by modification time) that has capacity figures. */
@@ -132,10 +165,12 @@ public record MeasuredFigures(
     public String source() {
         return String.format(
                 Locale.ROOT,
-                "measured: report %s (%s, stage %s, %s)",
+                modelled ? "modelled: report %s (%s, stage %s, %s)" : "measured: report %s (%s, stage %s, %s)",
                 report,
                 pipeline,
                 stage,
-                awsLatency ? "AWS latency modelled" : "local emulators' latency, not AWS's");
+                modelled
+                        ? "bench handler: measured CPU and call graph, AWS latencies modelled"
+                        : awsLatency ? "AWS latency modelled" : "local emulators' latency, not AWS's");
     }
 }

@@ -44,6 +44,25 @@ class MeasuredFiguresTest {
     }
 
     @Test
+    void aHandlerBenchsModelledBatchAndCeilingAreRead(@TempDir Path dir) throws IOException {
+        String bench = "{\"kind\":\"bench\",\"data\":{\"stages\":[{\"pipeline\":\"clickstream\","
+                + "\"stage\":\"sessionize\",\"batchSize\":500,\"model\":{\"memoryMb\":1024,"
+                + "\"parallelization\":2,\"durations\":{\"p50Millis\":150.0,\"meanMillis\":161.2},"
+                + "\"ceiling\":{\"perShard\":5654.0,\"binding\":\"processing\"}}}]}}";
+        MeasuredFigures f = MeasuredFigures.read(write(dir, "bench", bench, 1_000));
+
+        assertThat(f.modelled()).isTrue();
+        assertThat(f.pipeline()).isEqualTo("clickstream");
+        assertThat(f.consumer()).isEqualTo("lambda");
+        assertThat(f.msPerBatch()).isEqualTo(161.2);
+        assertThat(f.billedMsPerBatch()).isEqualTo(162);
+        assertThat(f.recordsPerBatch()).isEqualTo(500);
+        assertThat(f.parallelization()).isEqualTo(2);
+        assertThat(f.ceilingPerShard()).isEqualTo(5654.0);
+        assertThat(f.source()).startsWith("modelled: report").contains("bench handler");
+    }
+
+    @Test
     void aReportWithoutCapacityOrNotALoadReportIsRefusedNamingTheFile(@TempDir Path dir) throws IOException {
         Path old =
                 write(dir, "old", "{\"kind\":\"load\",\"data\":{\"pipeline\":\"payments\",\"stage\":\"validate\"}}", 1);
@@ -55,7 +74,8 @@ class MeasuredFiguresTest {
                 .hasMessage(old + " has no measured capacity for stage 'validate' (a local run of ./sluice load"
                         + " writes it; runs before --aws-latency did not)");
         assertThatThrownBy(() -> MeasuredFigures.read(bench))
-                .hasMessage(bench + " is not a load report (./sluice load writes them)");
+                .hasMessage(bench + " is a bench report without a modelled AWS ceiling (./sluice bench handler"
+                        + " writes one)");
         assertThatThrownBy(() -> MeasuredFigures.read(broken))
                 .hasMessageStartingWith("cannot read the load report " + broken);
     }

@@ -12,6 +12,8 @@ import dev.sluice.core.definition.PipelineDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.schema.SchemaCatalog;
 import dev.sluice.lambda.KinesisStageHandler;
+import dev.sluice.planner.AwsBatchModel;
+import dev.sluice.planner.AwsLatencyModel;
 import dev.sluice.report.Report;
 import dev.sluice.report.ReportWriter;
 import java.io.IOException;
@@ -110,14 +112,85 @@ public final class HandlerBench {
             Figures sluice,
             Figures naive,
             CallGraph sluiceGraph,
-            CallGraph naiveGraph) {
+            CallGraph naiveGraph,
+            Modelled model,
+            Modelled naiveModel) {
 
         double ratio() {
             return sluice.cpuMicrosPerEvent() / naive.cpuMicrosPerEvent();
         }
     }
 
+    /** Monte Carlo samples of the modelled batch duration. */
+    static final int MODEL_SAMPLES = 20_000;
+
+    /** The latency model's seed: the same call graph and CPU give the same modelled figures. */
+    static final long MODEL_SEED = 29;
+
+    /**
+     * A stage's batch in AWS, modelled from the measured CPU and the recorded call graph ({@link
+     * AwsBatchModel}; load-tests/README.md, "Modelled AWS ceiling").
+     *
+     * @param memoryMb the function's memory (its vCPU share scales the CPU)
+     * @param parallelization the stage's parallelization factor
+     * @param pollingConsumers stages of the definition polling the same stream (they share its read limits)
+     * @param recordBytes mean bytes of a record of the benched batches
+     * @param pollGapMillis between a batch's end and the next one's start on a busy shard: one GetRecords
+     */
+    record Modelled(
+            int memoryMb,
+            int parallelization,
+            int pollingConsumers,
+            double recordBytes,
+            double pollGapMillis,
+            AwsBatchModel.Durations durations,
+            AwsBatchModel.Ceiling ceiling) {}
+
     private HandlerBench() {}
+
+    /** Models one handler's batch in AWS. */
+    static Modelled model(
+            PipelineDefinition definition,
+            StageDefinition stage,
+            CallGraph graph,
+            double cpuMicrosPerEvent,
+            double recordBytes) {
+        int memory = stage.function().memoryMb();
+        int pf = stage.batching().parallelizationFactor();
+        int consumers = (int) definition.stages().values().stream()
+                .filter(s -> s.input().equals(stage.input()))
+                .count();
+        List<List<List<String>>> phases = new ArrayList<>();
+        for (CallGraph.Phase phase : graph.phases()) {
+            List<List<String>> lanes = new ArrayList<>();
+            for (CallGraph.Lane lane : phase.lanes()) {
+                lanes.add(lane.calls().stream()
+                        .map(i -> graph.calls().get(i).name())
+                        .toList());
+            }
+            phases.add(lanes);
+        }
+        AwsLatencyModel latencies = new AwsLatencyModel(MODEL_SEED);
+        double cpu = AwsBatchModel.cpuMillis(cpuMicrosPerEvent, graph.records(), memory);
+        AwsBatchModel.Durations d =
+                AwsBatchModel.simulate(new AwsBatchModel.Graph(phases, 0), cpu, latencies, MODEL_SAMPLES);
+        double gap = latencies.figure("KINESIS", "GetRecords").p50Millis();
+        AwsBatchModel.Ceiling ceiling =
+                AwsBatchModel.lambdaCeiling(graph.records(), pf, d.meanMillis(), gap, recordBytes, consumers, false);
+        return new Modelled(memory, pf, consumers, recordBytes, gap, d, ceiling);
+    }
+
+    static double recordBytes(List<KinesisEvent> events) {
+        long bytes = 0;
+        long records = 0;
+        for (KinesisEvent event : events.subList(0, Math.min(10, events.size()))) {
+            for (KinesisEvent.KinesisEventRecord r : event.getRecords()) {
+                bytes += r.getKinesis().getData().remaining();
+                records++;
+            }
+        }
+        return records == 0 ? 0 : (double) bytes / records;
+    }
 
     public static void main(String[] args) {
         Settings settings;
@@ -345,15 +418,20 @@ public final class HandlerBench {
                             sample.cpuNanos() / 1e3 / sample.events());
                 }
             }
+            Figures sluiceFigures = figures(sluice, sluiceSamples);
+            Figures naiveFigures = figures(naive, naiveSamples);
+            double recordBytes = recordBytes(batches.events());
             return new StageResult(
                     definition.pipeline(),
                     stageName,
                     batchSize,
                     batchesPerRound * batchSize * settings.rounds(),
-                    figures(sluice, sluiceSamples),
-                    figures(naive, naiveSamples),
+                    sluiceFigures,
+                    naiveFigures,
                     sluiceGraph,
-                    naiveGraph);
+                    naiveGraph,
+                    model(definition, stage, sluiceGraph, sluiceFigures.cpuMicrosPerEvent(), recordBytes),
+                    model(definition, stage, naiveGraph, naiveFigures.cpuMicrosPerEvent(), recordBytes));
         }
     }
 
@@ -536,6 +614,7 @@ public final class HandlerBench {
         for (Figures f : List.of(r.sluice(), r.naive())) {
             out.println("  at init, " + f.handler() + ": " + (f.initCalls().isEmpty() ? "no call" : f.initCalls()));
         }
+        printModel(r, out);
         for (CallGraph g : List.of(r.sluiceGraph(), r.naiveGraph())) {
             out.println();
             out.printf(
@@ -549,6 +628,49 @@ public final class HandlerBench {
                     g.latencyMillis());
             g.describe().forEach(line -> out.println("  " + line));
         }
+    }
+
+    /** The modelled AWS batch and ceiling of both handlers. */
+    static void printModel(StageResult r, PrintStream out) {
+        Modelled m = r.model();
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Modelled in AWS (%d MB = %.2f vCPU; AwsLatencyModel's latencies along the call graph below, %,d"
+                        + " Monte Carlo batches, seed %d; PF %d; %d polling consumer%s of the stream; %.0f B a record;"
+                        + " next batch %.0f ms after one ends):%n",
+                m.memoryMb(),
+                AwsBatchModel.vcpuShare(m.memoryMb()),
+                MODEL_SAMPLES,
+                MODEL_SEED,
+                m.parallelization(),
+                m.pollingConsumers(),
+                m.pollingConsumers() == 1 ? "" : "s",
+                m.recordBytes(),
+                m.pollGapMillis());
+        for (Modelled x : List.of(r.model(), r.naiveModel())) {
+            AwsBatchModel.Durations d = x.durations();
+            out.printf(
+                    Locale.ROOT,
+                    "  %-13s batch p50 %.0f ms, p99 %.0f ms, mean %.0f (CPU %.1f ms + AWS calls p50 %.0f); %s%n",
+                    x == r.model() ? SLUICE : NAIVE,
+                    d.p50Millis(),
+                    d.p99Millis(),
+                    d.meanMillis(),
+                    d.cpuMillis(),
+                    d.awsP50Millis(),
+                    x.ceiling().line());
+        }
+        out.printf(
+                Locale.ROOT,
+                "  goal ≥ 1,000 events/s a shard for a Lambda stage: %s%n",
+                m.ceiling().perShard() >= 1000
+                        ? "met"
+                        : String.format(
+                                Locale.ROOT,
+                                "not met (%.0f %% of it; %,.0f events/s short)",
+                                m.ceiling().perShard() / 10,
+                                1000 - m.ceiling().perShard()));
     }
 
     /** The last line: every figure as {@code key=value}. */
@@ -574,6 +696,22 @@ public final class HandlerBench {
                     .requestsPer1000()
                     .forEach((op, n) ->
                             line.append(String.format(Locale.ROOT, " %srequests_per_1000_%s=%.1f", p, key(op), n)));
+            // the modelled AWS figures always carry the stage's name (issue 29: <stage>_aws_…)
+            String st = r.stage().replace('-', '_') + "_";
+            line.append(String.format(
+                    Locale.ROOT,
+                    " %saws_batch_ms_p50=%.0f %saws_batch_ms_p99=%.0f %saws_ceiling_per_shard=%.0f"
+                            + " %snaive_aws_batch_ms_p50=%.0f %snaive_aws_ceiling_per_shard=%.0f",
+                    st,
+                    r.model().durations().p50Millis(),
+                    st,
+                    r.model().durations().p99Millis(),
+                    st,
+                    r.model().ceiling().perShard(),
+                    st,
+                    r.naiveModel().durations().p50Millis(),
+                    st,
+                    r.naiveModel().ceiling().perShard()));
             r.naive()
                     .requestsPer1000()
                     .forEach((op, n) -> line.append(
@@ -609,6 +747,58 @@ public final class HandlerBench {
                             "%,.0f / %,.0f",
                             r.sluice().bytesPerEvent(),
                             r.naive().bytesPerEvent()));
+            summary.put(
+                    s + " modelled AWS batch p50 / p99 (Sluice)",
+                    String.format(
+                            Locale.ROOT,
+                            "%.0f / %.0f ms",
+                            r.model().durations().p50Millis(),
+                            r.model().durations().p99Millis()));
+            summary.put(
+                    s + " modelled ceiling a shard (Sluice / hand-written)",
+                    String.format(
+                            Locale.ROOT,
+                            "%,.0f / %,.0f events/s (goal ≥ 1,000; %s binds)",
+                            r.model().ceiling().perShard(),
+                            r.naiveModel().ceiling().perShard(),
+                            r.model().ceiling().binding()));
+            List<List<String>> modelRows = new ArrayList<>();
+            for (Modelled x : List.of(r.model(), r.naiveModel())) {
+                AwsBatchModel.Durations d = x.durations();
+                AwsBatchModel.Ceiling c = x.ceiling();
+                modelRows.add(List.of(
+                        x == r.model() ? SLUICE : NAIVE,
+                        String.format(Locale.ROOT, "%.1f", d.cpuMillis()),
+                        String.format(Locale.ROOT, "%.0f", d.awsP50Millis()),
+                        String.format(Locale.ROOT, "%.0f", d.p50Millis()),
+                        String.format(Locale.ROOT, "%.0f", d.p99Millis()),
+                        String.format(Locale.ROOT, "%,.0f", c.byProcessing()),
+                        String.format(Locale.ROOT, "%,.0f", c.byReadBytes()),
+                        String.format(Locale.ROOT, "%,.0f", c.byGetRecords()),
+                        String.format(Locale.ROOT, "%,.0f", c.perShard())));
+            }
+            tables.add(new Report.Table(
+                    s + ": modelled AWS batch and ceiling a shard",
+                    List.of(
+                            "handler",
+                            "CPU ms a batch (vCPU share)",
+                            "AWS calls p50 ms",
+                            "batch p50 ms",
+                            "batch p99 ms",
+                            "by processing /s",
+                            "by read bytes /s",
+                            "by GetRecords /s",
+                            "ceiling /s"),
+                    modelRows,
+                    String.format(
+                            Locale.ROOT,
+                            "%d MB (%.2f vCPU), PF %d, %d polling consumer(s), %.0f B a record;"
+                                    + " load-tests/README.md, 'Modelled AWS ceiling'",
+                            r.model().memoryMb(),
+                            AwsBatchModel.vcpuShare(r.model().memoryMb()),
+                            r.model().parallelization(),
+                            r.model().pollingConsumers(),
+                            r.model().recordBytes())));
             List<List<String>> rows = new ArrayList<>();
             TreeSet<String> ops = new TreeSet<>(r.sluice().requestsPer1000().keySet());
             ops.addAll(r.naive().requestsPer1000().keySet());

@@ -1,4 +1,4 @@
-package dev.sluice.load;
+package dev.sluice.planner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,10 +28,10 @@ class AwsLatencyModelTest {
         assertThat(model.figures()).hasSize(AwsLatencyModel.PUBLISHED.size());
         for (AwsLatencyModel.Figure f : model.figures()) {
             double[] values = draws(model, f.service(), f.operation());
-            assertThat(StageCapacity.percentile(values, 50))
+            assertThat(AwsBatchModel.quantile(values, 0.50))
                     .as(f.operation() + " p50")
                     .isCloseTo(f.p50Millis(), within(f.p50Millis() * 0.02));
-            assertThat(StageCapacity.percentile(values, 99))
+            assertThat(AwsBatchModel.quantile(values, 0.99))
                     .as(f.operation() + " p99")
                     .isCloseTo(f.p99Millis(), within(f.p99Millis() * 0.05));
             assertThat(values[0]).as(f.operation() + " never negative").isPositive();

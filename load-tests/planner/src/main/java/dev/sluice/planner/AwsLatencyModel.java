@@ -1,4 +1,4 @@
-package dev.sluice.load;
+package dev.sluice.planner;
 
 import java.util.LinkedHashMap;
 import java.util.List;
