@@ -32,7 +32,23 @@ public final class LoopbackAws implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectMapper CBOR = new CBORMapper();
-    private static final String CBOR_TYPE = "application/x-amz-cbor-1.1";
+
+    /** The content type of the SDK's CBOR protocol, which its Kinesis client speaks by default. */
+    public static final String CBOR_TYPE = "application/x-amz-cbor-1.1";
+
+    /** Whether a request with this {@code Content-Type} speaks CBOR (else JSON). */
+    public static boolean isCbor(String contentType) {
+        return CBOR_TYPE.equals(contentType);
+    }
+
+    /**
+     * The mapper that reads and writes a JSON protocol's bodies in the encoding a request used: CBOR
+     * (blobs as byte strings, which {@code JsonNode.binaryValue()} reads as it reads JSON's base64)
+     * or JSON. For loopback servers that answer the SDK as AWS would, here and in the benchmarks' stub.
+     */
+    public static ObjectMapper protocolMapper(boolean cbor) {
+        return cbor ? CBOR : JSON;
+    }
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -89,9 +105,9 @@ public final class LoopbackAws implements AutoCloseable {
                 return;
             }
             // the Kinesis client speaks CBOR unless told not to: answer in the protocol asked
-            boolean cbor = CBOR_TYPE.equals(exchange.getRequestHeaders().getFirst("Content-Type"));
+            boolean cbor = isCbor(exchange.getRequestHeaders().getFirst("Content-Type"));
             Object answer = JSON.readValue(jsonAnswer(target), Object.class);
-            byte[] bytes = (cbor ? CBOR : JSON).writeValueAsBytes(answer);
+            byte[] bytes = protocolMapper(cbor).writeValueAsBytes(answer);
             exchange.getResponseHeaders().add("Content-Type", cbor ? CBOR_TYPE : contentType(target));
             exchange.sendResponseHeaders(200, bytes.length);
             exchange.getResponseBody().write(bytes);

@@ -7,10 +7,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.sluice.aws.kpl.ShardMap;
+import dev.sluice.aws.priming.LoopbackAws;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -48,9 +51,12 @@ import java.util.function.Predicate;
  * with {@code If-None-Match: *} → {@code 412 PreconditionFailed}, {@code GetObject}, {@code
  * HeadObject} → 404 without a body, {@code ListObjectsV2}; path-style, aws-chunked bodies decoded,
  * an MD5 {@code ETag}), SQS ({@code SendMessage}, {@code SendMessageBatch}; the JSON protocol the SDK
- * speaks, with the MD5 digests of body and attributes the SDK checks), Kinesis ({@code PutRecords} in JSON only: the SDK's Kinesis client speaks CBOR unless
- * {@code aws.cborEnabled=false}, so a stage that writes a stream is not benchmarked yet) and Secrets Manager ({@code
- * GetSecretValue}). Signatures are not checked. Anything else is answered {@code 400
+ * speaks, with the MD5 digests of body and attributes the SDK checks), Kinesis ({@code PutRecords}
+ * and {@code ListShards}, in CBOR — the SDK Kinesis client's default — or JSON, whichever the request
+ * used ({@link LoopbackAws#protocolMapper}); a stream's shards split the hash-key space evenly, as
+ * {@code CreateStream} does ({@link #shards}, one unless set), and each record goes to the shard its
+ * explicit hash key or partition key's MD5 falls in, with that shard's next sequence number) and
+ * Secrets Manager ({@code GetSecretValue}). Signatures are not checked. Anything else is answered {@code 400
  * UnknownOperationException}, so that a handler calling what the stub does not know fails instead of
  * being measured against a lie.
  *
@@ -85,6 +91,10 @@ public final class AwsStub implements AutoCloseable {
     private final ConcurrentMap<String, ConcurrentMap<String, StoredObject>> buckets = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, List<Message>> queues = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, List<StreamRecord>> streams = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Integer> shardCounts = new ConcurrentHashMap<>();
+    /** Stream and shard → the last sequence number given there. */
+    private final ConcurrentMap<String, AtomicLong> sequences = new ConcurrentHashMap<>();
+
     private final ConcurrentMap<String, String> secrets = new ConcurrentHashMap<>();
 
     /** An S3 object as stored: its decoded bytes and what {@code HeadObject} answers. */
@@ -94,8 +104,8 @@ public final class AwsStub implements AutoCloseable {
     /** An SQS message as stored. */
     public record Message(String body, Map<String, String> attributes) {}
 
-    /** A Kinesis record as stored. */
-    public record StreamRecord(String partitionKey, byte[] data, String sequenceNumber) {}
+    /** A Kinesis record as stored: the shard it went to and the sequence number it got there. */
+    public record StreamRecord(String partitionKey, byte[] data, String shardId, String sequenceNumber) {}
 
     public AwsStub() {
         // without it the JDK's server leaves Nagle's algorithm on: every answer waits ~40 ms for the
@@ -132,6 +142,14 @@ public final class AwsStub implements AutoCloseable {
         keySchemas.put(table, List.of(attributes));
     }
 
+    /** A stream's shard count (1 unless set): its shards split the hash-key space evenly. */
+    public void shards(String stream, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a stream has at least one shard");
+        }
+        shardCounts.put(stream, count);
+    }
+
     /** A Secrets Manager secret's string value. */
     public void secret(String id, String value) {
         secrets.put(id, value);
@@ -150,6 +168,7 @@ public final class AwsStub implements AutoCloseable {
         buckets.keySet().removeIf(resource);
         queues.keySet().removeIf(resource);
         streams.keySet().removeIf(resource);
+        sequences.keySet().removeIf(k -> resource.test(k.substring(0, k.indexOf('\u0000'))));
     }
 
     /** A table's items, by key (a copy). */
@@ -212,7 +231,7 @@ public final class AwsStub implements AutoCloseable {
                         case "DYNAMODB" -> dynamoDb(operation, json.readTree(body));
                         case "SQS" -> sqs(operation, json.readTree(body));
                         case "SECRETSMANAGER" -> secretsManager(operation, json.readTree(body));
-                        case "KINESIS" -> kinesis(operation, json.readTree(body));
+                        case "KINESIS" -> kinesis(operation, body, headers.getFirst("Content-Type"));
                         default -> jsonError(400, "com.amazon.coral.service#UnknownOperationException", target);
                     };
                 } else {
@@ -540,28 +559,120 @@ public final class AwsStub implements AutoCloseable {
         return new Answer(200, jsonHeaders("application/x-amz-json-1.1"), bytes(response));
     }
 
-    // ---- Kinesis (JSON)
+    // ---- Kinesis (CBOR or JSON, as the request)
 
-    private Answer kinesis(String operation, JsonNode request) {
-        if (!operation.equals("PutRecords")) {
-            return jsonError(400, "com.amazon.coral.service#UnknownOperationException", "Kinesis " + operation);
-        }
+    private Answer kinesis(String operation, byte[] body, String contentType) throws IOException {
+        boolean cbor = LoopbackAws.isCbor(contentType);
+        ObjectMapper mapper = LoopbackAws.protocolMapper(cbor);
+        JsonNode request = mapper.readTree(body);
         String stream = request.hasNonNull("StreamName")
                 ? request.get("StreamName").asText()
                 : request.path("StreamARN").asText().replaceFirst(".*:stream/", "");
+        ObjectNode response = json.createObjectNode();
+        switch (operation) {
+            case "PutRecords" -> {
+                int entries = request.path("Records").size();
+                if (entries < 1 || entries > 500) {
+                    return kinesisError(
+                            cbor,
+                            "ValidationException",
+                            "1 validation error detected: Value at 'records' failed to satisfy constraint: Member"
+                                    + " must have length less than or equal to 500 and greater than or equal to 1");
+                }
+                putRecords(stream, request, response);
+            }
+            case "ListShards" -> listShards(request.hasNonNull("NextToken") ? null : stream, response);
+            default -> {
+                return kinesisError(cbor, "UnknownOperationException", "Kinesis " + operation);
+            }
+        }
+        return new Answer(
+                200,
+                jsonHeaders(cbor ? LoopbackAws.CBOR_TYPE : "application/x-amz-json-1.1"),
+                encode(mapper, response));
+    }
+
+    private void putRecords(String stream, JsonNode request, ObjectNode response) throws IOException {
         List<StreamRecord> records =
                 streams.computeIfAbsent(stream, s -> Collections.synchronizedList(new ArrayList<>()));
-        ObjectNode response = json.createObjectNode().put("FailedRecordCount", 0);
+        ShardMap map = shardMap(stream);
+        response.put("FailedRecordCount", 0);
         ArrayNode results = response.putArray("Records");
-        for (JsonNode entry : request.path("Records")) {
-            String sequence = String.format("%056d", records.size() + 1L);
-            records.add(new StreamRecord(
-                    entry.path("PartitionKey").asText(),
-                    Base64.getDecoder().decode(entry.path("Data").asText()),
-                    sequence));
-            results.addObject().put("SequenceNumber", sequence).put("ShardId", "shardId-000000000000");
+        synchronized (records) {
+            for (JsonNode entry : request.path("Records")) {
+                String partitionKey = entry.path("PartitionKey").asText();
+                JsonNode explicit = entry.get("ExplicitHashKey");
+                String shard = map.shardFor(ShardMap.hashKey(
+                        partitionKey, explicit == null || explicit.isNull() ? null : explicit.asText()));
+                long inShard = sequences
+                        .computeIfAbsent(stream + "\u0000" + shard, k -> new AtomicLong())
+                        .incrementAndGet();
+                // 56 digits, increasing within a shard, as Kinesis's are
+                String sequence = String.format("49%06d%048d", shardIndex(shard), inShard);
+                records.add(new StreamRecord(partitionKey, entry.path("Data").binaryValue(), shard, sequence));
+                results.addObject().put("SequenceNumber", sequence).put("ShardId", shard);
+            }
         }
-        return new Answer(200, jsonHeaders("application/x-amz-json-1.1"), bytes(response));
+        // Sluice's streams are encrypted with their customer-managed key: Kinesis says so in each answer
+        response.put("EncryptionType", "KMS");
+    }
+
+    /** The stream's open shards, all on one page ({@code stream} null: a next page, which is empty). */
+    private void listShards(String stream, ObjectNode response) {
+        ArrayNode shards = response.putArray("Shards");
+        if (stream == null) {
+            return;
+        }
+        int count = shardCounts.getOrDefault(stream, 1);
+        for (int i = 0; i < count; i++) {
+            ObjectNode shard = shards.addObject().put("ShardId", shardId(i));
+            shard.putObject("HashKeyRange")
+                    .put("StartingHashKey", startingHashKey(i, count).toString())
+                    .put("EndingHashKey", endingHashKey(i, count).toString());
+            shard.putObject("SequenceNumberRange").put("StartingSequenceNumber", String.format("49%06d%048d", i, 0));
+        }
+    }
+
+    private ShardMap shardMap(String stream) {
+        int count = shardCounts.getOrDefault(stream, 1);
+        List<ShardMap.Range> ranges = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            ranges.add(new ShardMap.Range(shardId(i), startingHashKey(i, count), endingHashKey(i, count)));
+        }
+        return new ShardMap(ranges);
+    }
+
+    private static String shardId(int index) {
+        return String.format("shardId-%012d", index);
+    }
+
+    private static int shardIndex(String shardId) {
+        return Integer.parseInt(shardId.substring("shardId-".length()));
+    }
+
+    private static BigInteger startingHashKey(int index, int count) {
+        return ShardMap.MAX_HASH_KEY
+                .add(BigInteger.ONE)
+                .divide(BigInteger.valueOf(count))
+                .multiply(BigInteger.valueOf(index));
+    }
+
+    private static BigInteger endingHashKey(int index, int count) {
+        return index == count - 1
+                ? ShardMap.MAX_HASH_KEY
+                : startingHashKey(index + 1, count).subtract(BigInteger.ONE);
+    }
+
+    private Answer kinesisError(boolean cbor, String code, String message) throws IOException {
+        ObjectMapper mapper = LoopbackAws.protocolMapper(cbor);
+        ObjectNode body = json.createObjectNode().put("__type", code).put("message", message);
+        Map<String, String> headers = jsonHeaders(cbor ? LoopbackAws.CBOR_TYPE : "application/x-amz-json-1.1");
+        headers.put("x-amzn-ErrorType", code);
+        return new Answer(400, headers, encode(mapper, body));
+    }
+
+    private static byte[] encode(ObjectMapper mapper, JsonNode body) throws IOException {
+        return mapper.writeValueAsBytes(body);
     }
 
     // ---- S3 (REST, path style)

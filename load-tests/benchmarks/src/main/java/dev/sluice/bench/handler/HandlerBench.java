@@ -370,7 +370,7 @@ public final class HandlerBench {
                     HandlerWorkload.environment("sluice-", definition, stageName, settings.pipeline(), stub.endpoint());
             Map<String, String> naiveEnv = HandlerWorkload.environment(
                     "handwritten-", definition, stageName, settings.pipeline(), stub.endpoint());
-            HandlerWorkload.provision(stub, stage, List.of(sluiceEnv, naiveEnv));
+            HandlerWorkload.provision(stub, definition, stage, List.of(sluiceEnv, naiveEnv));
             CallRecorder.start();
             KinesisStageHandler sluiceHandler =
                     new KinesisStageHandler(StageRuntime.fromEnvironment(sluiceEnv), sluiceEnv);

@@ -120,8 +120,23 @@ final class HandlerWorkload {
 
     /**
      * Gives the stub what these environments' handlers read or rely on: the idempotency table's key
-     * ({@code id}, Powertools' default) and the stage's secrets (a throw-away 64-character key).
+     * ({@code id}, Powertools' default), the stage's secrets (a throw-away 64-character key) and each
+     * stream's shard count from the definition (an aggregating stream sink packs per shard).
      */
+    static void provision(
+            AwsStub stub, PipelineDefinition pipeline, StageDefinition stage, List<Map<String, String>> environments) {
+        for (Map<String, String> env : environments) {
+            pipeline.streams().forEach((name, stream) -> {
+                String physical = env.get(EnvironmentNames.stream(name));
+                if (physical != null && stream.shards() != null && stream.shards() > 0) {
+                    stub.shards(physical, stream.shards());
+                }
+            });
+        }
+        provision(stub, stage, environments);
+    }
+
+    /** {@link #provision(AwsStub, PipelineDefinition, StageDefinition, List)} without the streams' shards (one each). */
     static void provision(AwsStub stub, StageDefinition stage, List<Map<String, String>> environments) {
         for (Map<String, String> env : environments) {
             stub.keySchema(env.get(HandWrittenHandler.IDEMPOTENCY_TABLE), "id");
