@@ -18,6 +18,9 @@ import java.util.List;
  * @param shardsByConsumer peak events/s ÷ the measured consumer ceiling per shard (0: not modelled)
  * @param consumerCeilingPerShard the measured consumer ceiling per shard, events/s (0: not modelled)
  * @param figureSources where each figure that is not a constant comes from, one line each
+ * @param dynamoDbReadUnitsPerMonth read units the stage's reads take a month (measured; 0 without a bench)
+ * @param lakeOnlyCosts a stage writing only the lake from the same stream, monthly (the stream left out)
+ * @param firehoseCosts Firehose delivering the same records to S3, monthly (the stream left out)
  */
 public record CapacityPlan(
         PlanInputs inputs,
@@ -47,7 +50,10 @@ public record CapacityPlan(
         List<CostLine> costs,
         double shardsByConsumer,
         double consumerCeilingPerShard,
-        List<String> figureSources) {
+        List<String> figureSources,
+        double dynamoDbReadUnitsPerMonth,
+        List<CostLine> lakeOnlyCosts,
+        List<CostLine> firehoseCosts) {
 
     /** The sum of every cost line. */
     public double monthlyUsd() {
@@ -56,6 +62,21 @@ public record CapacityPlan(
 
     /** The monthly cost spread over the month's events. */
     public double usdPerMillionEvents() {
-        return monthlyUsd() / (eventsPerMonth / 1_000_000.0);
+        return perMillion(monthlyUsd());
+    }
+
+    /** Monthly dollars spread over the month's events. */
+    public double perMillion(double monthlyUsd) {
+        return monthlyUsd / (eventsPerMonth / 1_000_000.0);
+    }
+
+    /** The lake-only stage's cost per million events. */
+    public double lakeOnlyUsdPerMillionEvents() {
+        return perMillion(lakeOnlyCosts.stream().mapToDouble(CostLine::usd).sum());
+    }
+
+    /** Firehose's cost per million events for the same records. */
+    public double firehoseUsdPerMillionEvents() {
+        return perMillion(firehoseCosts.stream().mapToDouble(CostLine::usd).sum());
     }
 }

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -29,6 +31,10 @@ import java.util.stream.Stream;
  * @param ceilingPerShard events a second one shard can be consumed at
  * @param modelled true for a handler bench's modelled AWS figures ({@code ./sluice bench handler}:
  *     {@link AwsBatchModel} over the measured CPU and call graph), false for a load run's measurement
+ * @param requestsPer1000 a handler bench's AWS requests per 1,000 events by {@code "SERVICE Operation"},
+ *     summed over the stages it benched (empty for a load run)
+ * @param requestStages the stages {@code requestsPer1000} covers
+ * @param recordBytes a handler bench's average bytes of a record of the pipeline's shape (0 for a load run)
  */
 public record MeasuredFigures(
         Path report,
@@ -41,7 +47,15 @@ public record MeasuredFigures(
         int batchSize,
         int parallelization,
         double ceilingPerShard,
-        boolean modelled) {
+        boolean modelled,
+        Map<String, Double> requestsPer1000,
+        List<String> requestStages,
+        double recordBytes) {
+
+    public MeasuredFigures {
+        requestsPer1000 = Map.copyOf(requestsPer1000);
+        requestStages = List.copyOf(requestStages);
+    }
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -83,7 +97,10 @@ public record MeasuredFigures(
                         c.path("batchSize").asInt(),
                         c.path("parallelizationFactor").asInt(1),
                         c.path("ceilingPerShard").asDouble(),
-                        false);
+                        false,
+                        Map.of(),
+                        List.of(),
+                        0);
             }
         }
         throw new ReportException(reportJson + " has no measured capacity for stage '" + stage
@@ -109,11 +126,36 @@ public record MeasuredFigures(
                         s.path("batchSize").asInt(),
                         model.path("parallelization").asInt(1),
                         model.path("ceiling").path("perShard").asDouble(),
-                        true);
+                        true,
+                        requests(data.path("stages")),
+                        stagesWithRequests(data.path("stages")),
+                        model.path("recordBytes").asDouble());
             }
         }
         throw new ReportException(reportJson + " is a bench report without a modelled AWS ceiling (./sluice bench"
                 + " handler writes one)");
+    }
+
+    /** Every benched stage's requests per 1,000 events, added up (a re-key hop's events are the source's). */
+    private static Map<String, Double> requests(JsonNode stages) {
+        Map<String, Double> out = new java.util.LinkedHashMap<>();
+        for (JsonNode stage : stages) {
+            stage.path("sluice")
+                    .path("requestsPer1000")
+                    .fields()
+                    .forEachRemaining(e -> out.merge(e.getKey(), e.getValue().asDouble(), Double::sum));
+        }
+        return out;
+    }
+
+    private static List<String> stagesWithRequests(JsonNode stages) {
+        List<String> out = new java.util.ArrayList<>();
+        for (JsonNode stage : stages) {
+            if (stage.path("sluice").path("requestsPer1000").isObject()) {
+                out.add(stage.path("stage").asText());
+            }
+        }
+        return out;
     }
 
     /** The newest report.json under {@code reportsDirectory} (by modification time) that has capacity figures. */

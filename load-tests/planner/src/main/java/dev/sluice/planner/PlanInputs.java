@@ -22,6 +22,9 @@ import java.util.Locale;
  * @param batchSize Lambda event-source mapping batch size, 1 to 10,000
  * @param lambdaMemoryMb Lambda memory, 128 to 10,240 MB
  * @param lambdaMsPerBatch billed milliseconds of one invocation
+ * @param dynamoDbCapacity how DynamoDB capacity is bought
+ * @param kclStages stages consumed by KCL workers (each priced as its own worker tasks)
+ * @param hopStreams re-key hops: streams a stage puts the events into again, KPL-aggregated
  */
 public record PlanInputs(
         long users,
@@ -38,7 +41,10 @@ public record PlanInputs(
         double compression,
         int batchSize,
         int lambdaMemoryMb,
-        int lambdaMsPerBatch) {
+        int lambdaMsPerBatch,
+        DynamoDbCapacity dynamoDbCapacity,
+        int kclStages,
+        int hopStreams) {
 
     /**
      * The highest peak rate a plan is made for: 100 million events a second (100,000 shards' worth of
@@ -86,6 +92,11 @@ public record PlanInputs(
         between("batch-size", batchSize, 1, 10_000);
         between("lambda-memory-mb", lambdaMemoryMb, 128, 10_240);
         between("lambda-ms-per-batch", lambdaMsPerBatch, 1, 900_000);
+        if (dynamoDbCapacity == null) {
+            throw new IllegalArgumentException("dynamodb-capacity is required");
+        }
+        between("kcl-stages", kclStages, 0, 20);
+        between("hop-streams", hopStreams, 0, 20);
     }
 
     public static Builder builder() {
@@ -95,7 +106,8 @@ public record PlanInputs(
     /**
      * A preset. {@code payments}: 1M customers, 3 payments a day on average, a peak rate of 20 a day, 1 KiB
      * records, a year in the lake. {@code clickstream}: 25,000 concurrent visitors × 5 page views a minute =
-     * 7,200 a day each (125,000 events/min), peak twice that, 0.5 KiB records, 90 days in the lake.
+     * 7,200 a day each (125,000 events/min), peak twice that, 0.5 KiB records, 90 days in the lake, one
+     * re-key hop and one KCL stage (page-counts), as pipelines/clickstream.yaml has them.
      */
     public static Builder example(String name) {
         return switch (name) {
@@ -112,7 +124,9 @@ public record PlanInputs(
                         .eventsPerDay(7_200)
                         .peakEventsPerDay(14_400)
                         .recordBytes(512)
-                        .retentionDays(90);
+                        .retentionDays(90)
+                        .hopStreams(1)
+                        .kclStages(1);
             default ->
                 throw new IllegalArgumentException(
                         "unknown example '" + name + "' (known: " + String.join(", ", EXAMPLES) + ")");
@@ -160,6 +174,9 @@ public record PlanInputs(
         private int batchSize = 100;
         private int lambdaMemoryMb = 1024;
         private int lambdaMsPerBatch = 200;
+        private DynamoDbCapacity dynamoDbCapacity = DynamoDbCapacity.ON_DEMAND;
+        private int kclStages;
+        private int hopStreams;
 
         private Builder() {}
 
@@ -239,6 +256,21 @@ public record PlanInputs(
             return this;
         }
 
+        public Builder dynamoDbCapacity(DynamoDbCapacity v) {
+            dynamoDbCapacity = v;
+            return this;
+        }
+
+        public Builder kclStages(int v) {
+            kclStages = v;
+            return this;
+        }
+
+        public Builder hopStreams(int v) {
+            hopStreams = v;
+            return this;
+        }
+
         public PlanInputs build() {
             require("users", users);
             require("events-per-day", eventsPerDay);
@@ -259,7 +291,10 @@ public record PlanInputs(
                     compression,
                     batchSize,
                     lambdaMemoryMb,
-                    lambdaMsPerBatch);
+                    lambdaMsPerBatch,
+                    dynamoDbCapacity,
+                    kclStages,
+                    hopStreams);
         }
 
         private static void require(String name, Object value) {

@@ -115,31 +115,68 @@ public final class PlanReport {
                 out,
                 "DynamoDB writes",
                 f(
-                        "%,.1f write units/s at peak, %,.0f a month (one conditional write per event: an upper"
-                                + " bound;",
-                        p.dynamoDbWriteUnitsPerSecondAtPeak(), p.dynamoDbWriteUnitsPerMonth()));
-        row(out, "", "the aggregate sink writes one item per key-window per batch, far fewer)");
-        out.add("");
-        out.add(f("Monthly cost (%s, on-demand list prices, no free tier)", prices.currency()));
-        out.add(f("  %-9s %-22s %18s %-20s %12s  %s", "service", "item", "quantity", "unit", "USD", "basis"));
-        for (CostLine line : p.costs()) {
-            out.add(f(
-                    "  %-9s %-22s %,18.0f %-20s %,12.2f  %s",
-                    line.service(), line.item(), line.quantity(), line.unit(), line.usd(), line.note()));
+                        "%,.1f write units/s at peak, %,.0f a month (%s capacity)",
+                        p.dynamoDbWriteUnitsPerSecondAtPeak(),
+                        p.dynamoDbWriteUnitsPerMonth(),
+                        in.dynamoDbCapacity().option()));
+        if (p.dynamoDbReadUnitsPerMonth() > 0) {
+            row(out, "DynamoDB reads", f("%,.0f read units a month (measured)", p.dynamoDbReadUnitsPerMonth()));
         }
-        out.add(f("  %-9s %-22s %18s %-20s %,12.2f", "total", "", "", "", p.monthlyUsd()));
+        out.add("");
+        out.add(f(
+                "Monthly cost (%s, list prices, DynamoDB %s, no free tier)",
+                prices.currency(), in.dynamoDbCapacity().option()));
+        costTable(out, p, p.costs());
         out.add(f("  per million events: %s %.4f", prices.currency(), p.usdPerMillionEvents()));
         out.add("  CloudWatch (logs, metrics, alarms), data transfer and DynamoDB storage are left out.");
+        out.add("");
+        out.add("Lake only: the same records into S3, the source stream left out of both");
+        out.add("  Sluice, a stage with only a lake sink (batches of up to 10,000 records, commit ledger)");
+        costTable(out, p, p.lakeOnlyCosts());
+        out.add("  Amazon Data Firehose to S3 (5 MiB buffers, no validation, masking or exactly-once ledger)");
+        costTable(out, p, p.firehoseCosts());
+        out.add(f(
+                "  per million events: Sluice lake-only %s %.4f, Firehose %s %.4f",
+                prices.currency(),
+                p.lakeOnlyUsdPerMillionEvents(),
+                prices.currency(),
+                p.firehoseUsdPerMillionEvents()));
         out.add(f(
                 "RESULT avg_events_per_s=%.1f peak_events_per_s=%.1f shards=%d lambda_concurrency=%d kcl_workers=%d"
-                        + " monthly_usd=%.2f",
+                        + " monthly_usd=%.2f usd_per_million=%.4f lake_only_usd_per_million=%.4f"
+                        + " firehose_usd_per_million=%.4f dynamodb_capacity=%s",
                 p.avgEventsPerSecond(),
                 p.peakEventsPerSecond(),
                 p.shards(),
                 p.lambdaConcurrency(),
                 p.kclWorkers(),
-                p.monthlyUsd()));
+                p.monthlyUsd(),
+                p.usdPerMillionEvents(),
+                p.lakeOnlyUsdPerMillionEvents(),
+                p.firehoseUsdPerMillionEvents(),
+                in.dynamoDbCapacity().option()));
         return out;
+    }
+
+    /** Each line's quantity, monthly dollars and dollars per million events, with its basis. */
+    private static void costTable(List<String> out, CapacityPlan p, List<CostLine> lines) {
+        out.add(f(
+                "  %-9s %-24s %18s %-20s %12s %10s  %s",
+                "service", "item", "quantity", "unit", "USD/month", "USD/M ev", "basis"));
+        double total = 0;
+        for (CostLine line : lines) {
+            total += line.usd();
+            out.add(f(
+                    "  %-9s %-24s %,18.0f %-20s %,12.2f %10.4f  %s",
+                    line.service(),
+                    line.item(),
+                    line.quantity(),
+                    line.unit(),
+                    line.usd(),
+                    p.perMillion(line.usd()),
+                    line.note()));
+        }
+        out.add(f("  %-9s %-24s %18s %-20s %,12.2f %10.4f", "total", "", "", "", total, p.perMillion(total)));
     }
 
     private static double max(CapacityPlan p) {

@@ -39,6 +39,15 @@ public final class PriceTable {
     /** Optional: used by the load report, not by the planner. */
     public static final String DYNAMODB_RRU_PER_MILLION = "dynamodb.onDemandReadRequestUnitsPerMillion";
 
+    /** Optional: {@code ./sluice plan --dynamodb-capacity provisioned}. */
+    public static final String DYNAMODB_WCU_HOUR = "dynamodb.provisionedWriteCapacityUnitHour";
+    /** Optional: {@code ./sluice plan --dynamodb-capacity provisioned}. */
+    public static final String DYNAMODB_RCU_HOUR = "dynamodb.provisionedReadCapacityUnitHour";
+    /** Optional: KCL workers as Fargate tasks in {@code ./sluice plan}. */
+    public static final String FARGATE_ARM64_VCPU_HOUR = "fargate.arm64VcpuHour";
+    /** Optional: KCL workers as Fargate tasks in {@code ./sluice plan}. */
+    public static final String FARGATE_ARM64_GB_HOUR = "fargate.arm64GbHour";
+
     public static final String S3_GET_PER_THOUSAND = "s3.getRequestsPerThousand";
     public static final String FIREHOSE_INGESTION_GB = "firehose.ingestionGb";
 
@@ -213,7 +222,10 @@ public final class PriceTable {
         return prices;
     }
 
-    /** The unit price called {@code name}; one of {@link #REQUIRED}. */
+    /**
+     * The unit price called {@code name}: one of {@link #REQUIRED}, or an optional one a figure asks
+     * for (a table without it is refused then, naming the price).
+     */
     public double price(String name) {
         Price price = prices.get(name);
         if (price == null) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CapacityPlannerTest {
@@ -169,13 +171,89 @@ class CapacityPlannerTest {
     }
 
     @Test
-    void dynamoDbWritesOneUnitPerKilobyteOfEachEvent() {
+    void dynamoDbWritesOneUnitPerKilobyteOfEachItemWithItsAttributes() {
+        // an item is the event and about 400 bytes of position, shard, sequence number and timestamps
         CapacityPlan payments = plan(PlanInputs.example("payments"));
+        CapacityPlan small = plan(PlanInputs.example("payments").recordBytes(600));
         CapacityPlan large = plan(PlanInputs.example("payments").recordBytes(2_500));
 
-        assertThat(payments.dynamoDbWriteUnitsPerSecondAtPeak()).isCloseTo(231.5, within(0.05));
-        assertThat(payments.dynamoDbWriteUnitsPerMonth()).isCloseTo(payments.eventsPerMonth(), within(1.0));
+        assertThat(payments.dynamoDbWriteUnitsPerSecondAtPeak()).isCloseTo(2 * 231.5, within(0.1));
+        assertThat(payments.dynamoDbWriteUnitsPerMonth()).isCloseTo(2 * payments.eventsPerMonth(), within(1.0));
+        assertThat(small.dynamoDbWriteUnitsPerSecondAtPeak()).isCloseTo(231.5, within(0.05));
         assertThat(large.dynamoDbWriteUnitsPerSecondAtPeak()).isCloseTo(3 * 231.5, within(0.2));
+    }
+
+    @Test
+    void provisionedCapacityIsPaidForAtSeventyPercentUse() {
+        CapacityPlan onDemand = plan(PlanInputs.example("payments"));
+        CapacityPlan provisioned = plan(PlanInputs.example("payments").dynamoDbCapacity(DynamoDbCapacity.PROVISIONED));
+
+        double writesPerSecond = provisioned.dynamoDbWriteUnitsPerMonth() / (730 * 3600);
+        CostLine line = line(provisioned, "provisioned writes");
+        assertThat(line.quantity()).isCloseTo(writesPerSecond / 0.7 * 730, within(1e-6));
+        assertThat(line.usd()).isCloseTo(writesPerSecond / 0.7 * 730 * 0.00065, within(1e-9));
+        assertThat(provisioned.costs()).noneMatch(c -> c.item().equals("on-demand writes"));
+        // $0.00065 an hour ÷ 0.7 ÷ 3,600 s = $0.258 per million writes, against $0.625 on demand
+        assertThat(line.usd()).isLessThan(cost(onDemand, "on-demand writes") / 2);
+    }
+
+    @Test
+    void measuredRequestsReplaceTheUpperBound() {
+        PlanInputs payments = PlanInputs.example("payments").build();
+        Map<String, Double> per1000 = Map.of(
+                "DYNAMODB PutItem", 1000.0,
+                "DYNAMODB UpdateItem", 50.0,
+                "DYNAMODB GetItem", 40.0,
+                "S3 PutObject", 10.0,
+                "SQS SendMessageBatch", 5.0);
+
+        CapacityPlan plan = CapacityPlanner.plan(payments, PRICES, 0, per1000, 100, List.of("measured"));
+
+        // PutItem once an event (2 units an item), the rest once a batch: scaled from the bench's
+        // batches of 100 to the plan's average batch
+        double scale = 100 / plan.averageBatchFill();
+        double events = plan.eventsPerMonth();
+        assertThat(plan.dynamoDbWriteUnitsPerMonth()).isCloseTo(events * (2 + 0.05 * scale), within(1.0));
+        assertThat(plan.dynamoDbReadUnitsPerMonth()).isCloseTo(events * 0.04 * scale, within(1.0));
+        assertThat(line(plan, "PUT requests").quantity()).isCloseTo(events * 0.01 * scale, within(1.0));
+        assertThat(line(plan, "dead-letter requests").quantity()).isCloseTo(events * 0.005 * scale, within(1.0));
+        assertThat(cost(plan, "on-demand reads")).isCloseTo(events * 0.04 * scale / 1e6 * 0.125, within(1e-6));
+    }
+
+    @Test
+    void aLakeOnlyStageIsPricedBesideFirehoseForTheSameRecords() {
+        CapacityPlan plan = plan(PlanInputs.example("payments"));
+
+        double events = plan.eventsPerMonth();
+        // 1 KiB records are billed as 5 KB by Firehose
+        assertThat(plan.firehoseCosts().get(0).usd())
+                .isCloseTo(events * 5 * 1024 / (1024.0 * 1024 * 1024) * 0.029, within(1e-6));
+        assertThat(plan.lakeOnlyCosts())
+                .extracting(CostLine::service)
+                .containsExactly("Lambda", "Lambda", "S3", "KMS", "DynamoDB");
+        assertThat(plan.lakeOnlyUsdPerMillionEvents()).isPositive();
+        assertThat(plan.firehoseUsdPerMillionEvents())
+                .isCloseTo(
+                        plan.perMillion(plan.firehoseCosts().stream()
+                                .mapToDouble(CostLine::usd)
+                                .sum()),
+                        within(1e-12));
+    }
+
+    @Test
+    void clickstreamPaysForItsHopStreamAndItsKclWorkers() {
+        CapacityPlan clickstream = plan(PlanInputs.example("clickstream"));
+        CapacityPlan payments = plan(PlanInputs.example("payments"));
+
+        // 2 KCL workers a month, 1 vCPU and 2 GB each on Fargate arm64
+        assertThat(cost(clickstream, "KCL worker tasks (arm64)"))
+                .isCloseTo(2 * 730 * (0.03238 + 2 * 0.00356), within(1e-6));
+        // 4,166.7 events/s × 512 bytes at peak ≈ 2.03 MiB/s, × 1.25 → 3 shards
+        assertThat(line(clickstream, "re-key hop shard-hours").quantity()).isCloseTo(3 * 730, within(1e-9));
+        assertThat(line(clickstream, "re-key hop PUT units").quantity())
+                .isCloseTo(clickstream.eventsPerMonth() * 512 / (25 * 1024.0), within(1.0));
+        assertThat(payments.costs())
+                .noneMatch(c -> c.item().startsWith("re-key hop") || c.service().equals("Fargate"));
     }
 
     @Test
@@ -204,7 +282,8 @@ class CapacityPlannerTest {
         double events = 1_000_000 * 3 / 86_400.0 * 730 * 3600;
         assertThat(plan.eventsPerMonth()).isCloseTo(events, within(1.0));
         assertThat(cost(plan, "PUT payload units")).isCloseTo(events / 1e6 * 0.014, within(1e-6));
-        assertThat(cost(plan, "on-demand writes")).isCloseTo(events / 1e6 * 0.625, within(1e-6));
+        // 2 write units an item: the 1 KiB event and its attributes
+        assertThat(cost(plan, "on-demand writes")).isCloseTo(2 * events / 1e6 * 0.625, within(1e-6));
         assertThat(plan.costs()).noneMatch(c -> c.item().equals("extended retention"));
     }
 
@@ -239,16 +318,21 @@ class CapacityPlannerTest {
 
         assertThat(lines.get(lines.size() - 1))
                 .matches("RESULT avg_events_per_s=34\\.7 peak_events_per_s=231\\.5 shards=1 lambda_concurrency=1"
-                        + " kcl_workers=2 monthly_usd=\\d+\\.\\d\\d");
+                        + " kcl_workers=2 monthly_usd=\\d+\\.\\d\\d usd_per_million=\\d+\\.\\d{4}"
+                        + " lake_only_usd_per_million=\\d+\\.\\d{4} firehose_usd_per_million=\\d+\\.\\d{4}"
+                        + " dynamodb_capacity=on-demand");
         assertThat(lines).filteredOn(l -> l.startsWith("RESULT")).hasSize(1);
     }
 
     private static double cost(CapacityPlan plan, String item) {
+        return line(plan, item).usd();
+    }
+
+    private static CostLine line(CapacityPlan plan, String item) {
         return plan.costs().stream()
                 .filter(c -> c.item().equals(item))
                 .findFirst()
-                .orElseThrow()
-                .usd();
+                .orElseThrow(() -> new AssertionError("no cost line '" + item + "' in " + plan.costs()));
     }
 
     @Test

@@ -81,6 +81,28 @@ final class Arguments {
         }
     }
 
+    /** A whole number from 0 to {@code max}. */
+    int wholeNumber(String name, int otherwise, int max) {
+        String value = values.get(name);
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            int n = Integer.parseInt(value.replace("_", "").replace(",", ""));
+            if (n < 0 || n > max) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(String.format(
+                    java.util.Locale.ROOT,
+                    "option --%s must be a whole number from 0 to %,d, got '%s'",
+                    name,
+                    max,
+                    value));
+        }
+    }
+
     long longValue(String name, long otherwise) {
         String value = values.get(name);
         if (value == null) {

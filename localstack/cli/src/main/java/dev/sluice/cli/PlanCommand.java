@@ -33,10 +33,11 @@ final class PlanCommand implements Command {
                 "       [--peak-events-per-day Y] [--stream-retention-hours H] [--fan-out-consumers C] [--headroom F]",
                 "       [--parallelization P] [--leases-per-worker L] [--target-latency-ms T] [--compression R]",
                 "       [--batch-size N] [--lambda-memory-mb M] [--lambda-ms-per-batch MS] [--price-table FILE]",
-                "       [--from-report PATH|latest]",
+                "       [--from-report PATH|latest] [--dynamodb-capacity on-demand|provisioned] [--kcl-stages N]",
+                "       [--hop-streams N]",
                 "                                 capacity plan and monthly AWS cost (see load-tests/planner/README.md);",
-                "                                 --from-report: a load run's measured duration per batch and per-shard"
-                        + " ceiling");
+                "                                 --from-report: a load run's or handler bench's measured duration per"
+                        + " batch, per-shard ceiling (and the bench's requests per event)");
     }
 
     @Override
@@ -62,7 +63,10 @@ final class PlanCommand implements Command {
             "lambda-memory-mb",
             "lambda-ms-per-batch",
             "price-table",
-            "from-report");
+            "from-report",
+            "dynamodb-capacity",
+            "kcl-stages",
+            "hop-streams");
 
     @Override
     public int run(Arguments args) {
@@ -92,8 +96,19 @@ final class PlanCommand implements Command {
         if (args.get("peak-events-per-day") != null) {
             inputs.peakEventsPerDay(args.number("peak-events-per-day", 1, true));
         }
+        MeasuredFigures measured = measured(args.get("from-report"), example);
+        List<String> sources = new java.util.ArrayList<>();
         if (args.get("record-bytes") != null) {
             inputs.recordBytes(args.positiveInt("record-bytes", 1));
+        } else if (measured != null && measured.recordBytes() > 0) {
+            int bytes = (int) Math.ceil(measured.recordBytes());
+            inputs.recordBytes(bytes);
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "record size: %d bytes, the pipeline's generated records in the handler bench (--record-bytes"
+                            + " overrides), %s",
+                    bytes,
+                    measured.source()));
         }
         if (args.get("retention-days") != null) {
             inputs.retentionDays(args.positiveInt("retention-days", 1));
@@ -105,10 +120,22 @@ final class PlanCommand implements Command {
                 .leasesPerWorker(args.positiveInt("leases-per-worker", 8))
                 .targetLatencyMs(args.positiveLong("target-latency-ms", 2_000))
                 .compression(args.number("compression", 0.2, true))
-                .batchSize(args.positiveInt("batch-size", 100))
+                .batchSize(args.positiveInt(
+                        "batch-size", measured != null && measured.modelled() ? measured.batchSize() : 100))
                 .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024));
-        MeasuredFigures measured = measured(args.get("from-report"), example);
-        List<String> sources = new java.util.ArrayList<>();
+        if (args.get("dynamodb-capacity") != null) {
+            try {
+                inputs.dynamoDbCapacity(dev.sluice.planner.DynamoDbCapacity.of(args.get("dynamodb-capacity")));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("plan: " + e.getMessage());
+            }
+        }
+        if (args.get("kcl-stages") != null) {
+            inputs.kclStages(args.wholeNumber("kcl-stages", 0, 20));
+        }
+        if (args.get("hop-streams") != null) {
+            inputs.hopStreams(args.wholeNumber("hop-streams", 0, 20));
+        }
         if (args.get("lambda-ms-per-batch") != null) {
             inputs.lambdaMsPerBatch(args.positiveInt("lambda-ms-per-batch", 200));
             sources.add("Lambda duration per batch: " + args.get("lambda-ms-per-batch")
@@ -148,8 +175,37 @@ final class PlanCommand implements Command {
         String table = args.get("price-table");
         PriceTable prices = table == null ? PriceTable.bundled() : PriceTable.load(priceTablePath(table));
         double ceiling = measured == null ? 0 : measured.ceilingPerShard();
-        dev.sluice.planner.CapacityPlan plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+        java.util.Map<String, Double> requests = measured == null ? java.util.Map.of() : measured.requestsPer1000();
+        double benchBatch = measured == null ? 0 : measured.recordsPerBatch();
+        if (!requests.isEmpty()) {
+            sources.add("AWS requests per event: measured by the handler bench for "
+                    + String.join(", ", measured.requestStages())
+                    + " (PutItem per event, other calls per batch; a stage the bench did not run is not priced), "
+                    + measured.source());
+        } else {
+            sources.add("AWS requests per event: one conditional write per event and one object per batch, an upper"
+                    + " bound (--from-report with a handler bench report measures them)");
+        }
+        dev.sluice.planner.CapacityPlan plan =
+                CapacityPlanner.plan(planInputs, prices, ceiling, requests, benchBatch, sources);
         if (measured != null
+                && measured.modelled()
+                && args.get("lambda-ms-per-batch") == null
+                && Math.abs(plan.averageBatchFill() - measured.recordsPerBatch()) > 0.5) {
+            // a bench models full batches; the plan's batch holds what a window gathers: a batch's time is
+            // mostly its per-record writes, so it is scaled by the records it holds
+            int scaled = (int) Math.max(
+                    1, Math.ceil(measured.msPerBatch() * plan.averageBatchFill() / measured.recordsPerBatch()));
+            inputs.lambdaMsPerBatch(scaled);
+            sources.add(String.format(
+                    Locale.ROOT,
+                    "  scaled to this plan's %.1f records a batch: %d ms a batch (the bench's batches held %.0f)",
+                    plan.averageBatchFill(),
+                    scaled,
+                    measured.recordsPerBatch()));
+            planInputs = inputs.build();
+            plan = CapacityPlanner.plan(planInputs, prices, ceiling, requests, benchBatch, sources);
+        } else if (measured != null
                 && measured.consumer().equals("lambda")
                 && args.get("lambda-ms-per-batch") == null
                 && Math.abs(Math.log(plan.averageBatchFill() / measured.recordsPerBatch())) > Math.log(2)) {
@@ -159,7 +215,7 @@ final class PlanCommand implements Command {
                             + " duration is of other batches (give --lambda-ms-per-batch to override)",
                     measured.recordsPerBatch(),
                     plan.averageBatchFill()));
-            plan = CapacityPlanner.plan(planInputs, prices, ceiling, sources);
+            plan = CapacityPlanner.plan(planInputs, prices, ceiling, requests, benchBatch, sources);
         }
         PlanReport.lines(plan).forEach(context.out()::println);
         return 0;

@@ -42,6 +42,8 @@ class SluiceCliTest {
             plan --example payments --peak-events-per-day 1 | sluice: plan: peak-events-per-day (1) must be at least events-per-day (3)
             plan --example payments --parallelization 11 | sluice: plan: parallelization must be between 1 and 10, got 11
             plan --example payments --from-report /no/such/report.json | sluice: --from-report: no such load report: /no/such/report.json
+            plan --example payments --dynamodb-capacity reserved | sluice: plan: dynamodb-capacity must be on-demand or provisioned, got 'reserved'
+            plan --example payments --kcl-stages -1 | sluice: option --kcl-stages must be a whole number from 0 to 20, got '-1'
             """)
     void badCommandLineExitsTwoWithOneClearLineAndTheUsage(String args, String firstLine) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -71,7 +73,9 @@ class SluiceCliTest {
                 .anySatisfy(line -> assertThat(line).contains("34.7 average").contains("231.5 peak"));
         assertThat(lines.get(lines.size() - 1))
                 .matches("RESULT avg_events_per_s=34\\.7 peak_events_per_s=231\\.5 shards=1 lambda_concurrency=1"
-                        + " kcl_workers=2 monthly_usd=\\d+\\.\\d\\d");
+                        + " kcl_workers=2 monthly_usd=\\d+\\.\\d\\d usd_per_million=\\d+\\.\\d{4}"
+                        + " lake_only_usd_per_million=\\d+\\.\\d{4} firehose_usd_per_million=\\d+\\.\\d{4}"
+                        + " dynamodb_capacity=on-demand");
     }
 
     @Test
@@ -148,6 +152,45 @@ class SluiceCliTest {
         assertThat(given.toString(StandardCharsets.UTF_8))
                 .as("an explicit duration wins over the measured one")
                 .contains("Lambda duration per batch: 150 ms, given (--lambda-ms-per-batch)");
+    }
+
+    @Test
+    void planFromAHandlerBenchPricesItsMeasuredRequestsAtTheBenchedRecordSize(
+            @org.junit.jupiter.api.io.TempDir Path dir) throws java.io.IOException {
+        Path report = dir.resolve("report.json");
+        java.nio.file.Files.writeString(
+                report,
+                "{\"kind\":\"bench\",\"data\":{\"stages\":[{\"pipeline\":\"payments\",\"stage\":\"validate\","
+                        + "\"batchSize\":100,\"sluice\":{\"requestsPer1000\":{\"DYNAMODB PutItem\":1000.0,"
+                        + "\"DYNAMODB UpdateItem\":50.0,\"S3 PutObject\":10.0}},\"model\":{\"parallelization\":1,"
+                        + "\"recordBytes\":392.4,\"durations\":{\"meanMillis\":270.0},\"ceiling\":{\"perShard\":352.0}}}]}}");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        int status = cli(out, new ByteArrayOutputStream())
+                .run(List.of(
+                        "plan",
+                        "--example",
+                        "payments",
+                        "--from-report",
+                        report.toString(),
+                        "--dynamodb-capacity",
+                        "provisioned"));
+
+        assertThat(status).isZero();
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines)
+                .anySatisfy(line -> assertThat(line).contains("record size: 393 bytes"))
+                .anySatisfy(line -> assertThat(line)
+                        .contains("AWS requests per event: measured by the handler bench" + " for validate"))
+                // 34.7 records a batch on one shard: 270 ms × 34.7 ÷ 100
+                .anySatisfy(
+                        line -> assertThat(line).contains("scaled to this plan's 34.7 records a batch: 94 ms a batch"))
+                // 393 bytes and the item's attributes fit one write unit; UpdateItem scaled by 100 ÷ 34.7
+                .anySatisfy(line -> assertThat(line)
+                        .contains("provisioned writes")
+                        .contains("measured: 1000.0 PutItem (1 unit each) + 144.0 UpdateItem/DeleteItem per 1,000"
+                                + " events at 34.7 records a batch"));
+        assertThat(lines.get(lines.size() - 1)).endsWith(" dynamodb_capacity=provisioned");
     }
 
     private static SluiceCli cli(ByteArrayOutputStream out, ByteArrayOutputStream err) {
