@@ -60,7 +60,13 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
                             + "', not " + EnvironmentNames.PIPELINE + "='" + pipelineName + "'");
         }
         StageContext context = new StageContext(
-                env, pipeline, stageName, pipeline.stage(stageName), new AwsClients(env), mapper, itemWriters());
+                env,
+                pipeline,
+                stageName,
+                pipeline.stage(stageName),
+                new AwsClients(env),
+                mapper,
+                itemWriters(pipeline.stage(stageName)));
 
         // the order in which missing settings are reported: sinks, references, secrets, dead letters
         Map<String, EventSink> sinks = SinkFactory.sinks(context);
@@ -79,9 +85,12 @@ public record StageRuntime(PipelineDefinition pipeline, String stageName, BatchP
         return new StageRuntime(pipeline, stageName, processor);
     }
 
-    /** The threads the table and aggregate sinks write their items on. */
-    private static ExecutorService itemWriters() {
-        return Executors.newFixedThreadPool(8, runnable -> {
+    /**
+     * The threads the table and aggregate sinks write their items on: the stage function's {@code
+     * writers} (a KCL stage has no function block: the default).
+     */
+    private static ExecutorService itemWriters(dev.sluice.core.definition.StageDefinition stage) {
+        return Executors.newFixedThreadPool(stage.function().writers(), runnable -> {
             Thread thread = new Thread(runnable, "sluice-writer");
             thread.setDaemon(true);
             return thread;

@@ -361,6 +361,7 @@ final class DefinitionChecks {
         FunctionDefinition function = stage.function();
         range(fn + "/memoryMb", function.memoryMb(), 128, 10_240);
         range(fn + "/timeoutSeconds", function.timeoutSeconds(), 1, 900);
+        range(fn + "/writers", function.writers(), 1, FunctionDefinition.MAX_WRITERS);
         Integer reserved = function.reservedConcurrency();
         if (reserved == null) {
             return;

@@ -10,8 +10,12 @@ package dev.sluice.core.definition;
  * @param reservedConcurrency concurrency reserved for (and capping) the function; {@code null}
  *     reserves none. When set it must cover every concurrent batch of the event-source mapping:
  *     the input stream's shards × {@code parallelizationFactor}.
+ * @param writers threads a batch's table and aggregate items are written on, 1 to {@value #MAX_WRITERS}
+ *     (default {@value #DEFAULT_WRITERS}): each conditional write is one request, so a batch's write
+ *     phase lasts about its items ÷ writers round trips
  */
-public record FunctionDefinition(Integer memoryMb, Integer timeoutSeconds, Integer reservedConcurrency) {
+public record FunctionDefinition(
+        Integer memoryMb, Integer timeoutSeconds, Integer reservedConcurrency, Integer writers) {
 
     /** Memory of a stage function that names none. */
     public static final int DEFAULT_MEMORY_MB = 1024;
@@ -19,10 +23,25 @@ public record FunctionDefinition(Integer memoryMb, Integer timeoutSeconds, Integ
     /** Timeout of a stage function that names none. */
     public static final int DEFAULT_TIMEOUT_SECONDS = 60;
 
-    public static final FunctionDefinition DEFAULTS = new FunctionDefinition(null, null, null);
+    /** Item writer threads of a stage function that names none. */
+    public static final int DEFAULT_WRITERS = 8;
+
+    /**
+     * The most item writers a function may have: its HTTP client keeps 32 connections, shared by the
+     * writers and the batch's other sinks (lake, stream, dead letters), so that no call waits for one.
+     */
+    public static final int MAX_WRITERS = 24;
+
+    public static final FunctionDefinition DEFAULTS = new FunctionDefinition(null, null, null, null);
 
     public FunctionDefinition {
         memoryMb = memoryMb == null ? DEFAULT_MEMORY_MB : memoryMb;
         timeoutSeconds = timeoutSeconds == null ? DEFAULT_TIMEOUT_SECONDS : timeoutSeconds;
+        writers = writers == null ? DEFAULT_WRITERS : writers;
+    }
+
+    /** Without the item writers, as older code built it. */
+    public FunctionDefinition(Integer memoryMb, Integer timeoutSeconds, Integer reservedConcurrency) {
+        this(memoryMb, timeoutSeconds, reservedConcurrency, null);
     }
 }

@@ -280,6 +280,7 @@ class DefinitionLoaderTest {
         assertThat(defaults.memoryMb()).isEqualTo(1024);
         assertThat(defaults.timeoutSeconds()).isEqualTo(60);
         assertThat(defaults.reservedConcurrency()).isNull();
+        assertThat(defaults.writers()).isEqualTo(8);
 
         FunctionDefinition payments = loader.load(TestFiles.root().resolve("pipelines/payments.yaml"))
                 .stage("validate")
@@ -295,7 +296,9 @@ class DefinitionLoaderTest {
             timeout over 15 min   | 'timeoutSeconds: 901'   | shop.yaml:25: stages.land.function.timeoutSeconds: must be between 1 and 900, got 901
             no concurrency        | 'reservedConcurrency: 0' | shop.yaml:25: stages.land.function.reservedConcurrency: must be positive, got 0
             below shards          | 'reservedConcurrency: 1' | shop.yaml:25: stages.land.function.reservedConcurrency: is 1 but stream 'orders-raw' feeds up to 2 concurrent batches (2 shards, parallelizationFactor 1): the event-source mapping would be throttled by the stage's own limit; set at least 2 or leave it out
-            unknown field         | 'memorySize: 512'       | shop.yaml:25: stages.land.function.memorySize: unknown field 'memorySize' (known: memoryMb, reservedConcurrency, timeoutSeconds)
+            no writers            | 'writers: 0'            | shop.yaml:25: stages.land.function.writers: must be between 1 and 24, got 0
+            more writers than connections | 'writers: 25'   | shop.yaml:25: stages.land.function.writers: must be between 1 and 24, got 25
+            unknown field         | 'memorySize: 512'       | shop.yaml:25: stages.land.function.memorySize: unknown field 'memorySize' (known: memoryMb, reservedConcurrency, timeoutSeconds, writers)
             """)
     void badFunctionSettingFailsWithOneMessage(String problem, String setting, String message) {
         String text = withFunction(GOOD, setting);
