@@ -192,7 +192,10 @@ final class ColdStartCommand implements Command {
         context.out().printf(row, "payments/validate (Sluice)", init, firstBatch, sluice.classes(), sluice.zipBytes());
         context.out()
                 .printf(row, "hand-written (same clients)", naiveInit, naiveFirst, naive.classes(), naive.zipBytes());
-        context.out().printf(row, "minimal (does nothing)", minimalInit, minimalFirst, minimal.classes(), 0L);
+        context.out()
+                .printf(
+                        "%-28s %10.0f %16.0f %16d %14s%n",
+                        "minimal (does nothing)", minimalInit, minimalFirst, minimal.classes(), "(one class)");
         context.out()
                 .printf(
                         Locale.ROOT,
