@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layers, checked over the compiled main classes of every module this module sees (it depends
- * on all of them but the benchmarks): pure core ← AWS adapters ← Lambda / KCL entry points and the
+ * on all of them, the benchmarks too): pure core ← AWS adapters ← Lambda / KCL entry points and the
  * CDK app; emulators ← local runtime ← verification ← CLI. A violation fails the build with the
  * offending dependency named.
  */

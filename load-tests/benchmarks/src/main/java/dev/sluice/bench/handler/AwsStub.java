@@ -73,8 +73,10 @@ public final class AwsStub implements AutoCloseable {
     /** The JDK HTTP server's dispatcher thread. */
     public static final String DISPATCHER = "HTTP-Dispatcher";
 
-    static final String ACCOUNT = "123456789012";
-    static final String REGION = "eu-west-1";
+    /** The account the stub answers for. */
+    public static final String ACCOUNT = "123456789012";
+    /** The region the stub answers for. */
+    public static final String REGION = "eu-west-1";
 
     private static final String DDB_ERROR = "com.amazonaws.dynamodb.v20120810#";
 

@@ -26,9 +26,10 @@ import java.util.TreeSet;
  * at the definition's batch size, built from the generators (payments or page views, by the input
  * stream's schema; 0.5 % invalid on purpose), and the function environment each handler is wired
  * from — the variables the CDK stack sets, every resource named with the handler's own prefix so
- * that the two handlers never see each other's items, all pointed at the stub.
+ * that the two handlers never see each other's items, all pointed at the stub. Public for {@code
+ * ./sluice bench coldstart}, which starts both handlers' zips against one stub with these environments.
  */
-final class HandlerWorkload {
+public final class HandlerWorkload {
 
     /** Fixed, so that every run measures the same bytes. */
     static final long SEED = 20_240_601L;
@@ -123,7 +124,7 @@ final class HandlerWorkload {
      * ({@code id}, Powertools' default), the stage's secrets (a throw-away 64-character key) and each
      * stream's shard count from the definition (an aggregating stream sink packs per shard).
      */
-    static void provision(
+    public static void provision(
             AwsStub stub, PipelineDefinition pipeline, StageDefinition stage, List<Map<String, String>> environments) {
         for (Map<String, String> env : environments) {
             pipeline.streams().forEach((name, stream) -> {
@@ -147,7 +148,7 @@ final class HandlerWorkload {
     }
 
     /** A handler's environment: every physical name starts with {@code prefix}. */
-    static Map<String, String> environment(
+    public static Map<String, String> environment(
             String prefix, PipelineDefinition pipeline, String stageName, Path pipelineFile, URI endpoint) {
         StageDefinition stage = pipeline.stage(stageName);
         Map<String, String> env = new LinkedHashMap<>();

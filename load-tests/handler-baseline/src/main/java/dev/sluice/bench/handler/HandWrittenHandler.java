@@ -77,7 +77,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
  * and does not mark its idempotency records {@code COMPLETED} in a second write as Powertools does —
  * a call per record fewer than the real thing, which makes this baseline cheaper, not dearer.
  *
- * <p>Bench only (load-tests): not a product handler.
+ * <p>Bench only (load-tests): not a product handler. Its module builds a Lambda zip the way {@code
+ * functions/lambda} builds the stage's, which {@code ./sluice bench coldstart} starts beside the stage's.
  */
 public final class HandWrittenHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
 
@@ -108,6 +109,11 @@ public final class HandWrittenHandler implements RequestHandler<KinesisEvent, St
     private final String bucket;
     private final String queueUrl;
     private final Clock clock = Clock.systemUTC();
+
+    /** For Lambda's runtime: wired from the function's environment, as a deployed handler is. */
+    public HandWrittenHandler() {
+        this(System.getenv());
+    }
 
     /** Wires the handler from its environment once, as a Lambda function's constructor does. */
     public HandWrittenHandler(Map<String, String> env) {
