@@ -203,25 +203,30 @@ class HandlerBenchTest {
         assertThat(HandlerBench.resultLine(List.of(result)))
                 .startsWith("RESULT cpu_us_per_event=")
                 .contains(" naive_cpu_us_per_event=", " ratio=", " bytes_per_event=", " naive_bytes_per_event=")
-                .contains(" requests_per_1000_dynamodb_putitem=", " naive_requests_per_1000_s3_putobject=10.0")
+                .contains(
+                        " requests_per_1000_dynamodb_putitem=",
+                        String.format(
+                                java.util.Locale.ROOT, " naive_requests_per_1000_s3_putobject=%.1f", objectsPer1000))
                 .contains(
                         " validate_aws_batch_ms_p50=",
                         " validate_aws_batch_ms_p99=",
                         " validate_aws_ceiling_per_shard=",
                         " validate_naive_aws_ceiling_per_shard=");
-        // the model: payments' validate stage, 1,024 MB, PF 1, the only consumer of its stream
+        // the model: payments' validate stage at its function's memory, PF 1, the only consumer of its stream
         HandlerBench.Modelled model = result.model();
-        assertThat(model.memoryMb()).isEqualTo(1024);
+        assertThat(model.memoryMb())
+                .isEqualTo(definition.stage("validate").function().memoryMb());
         assertThat(model.parallelization()).isEqualTo(1);
         assertThat(model.pollingConsumers()).isEqualTo(1);
         assertThat(model.durations().p99Millis())
                 .isGreaterThan(model.durations().p50Millis());
         assertThat(model.durations().p50Millis())
                 .isGreaterThan(model.durations().cpuMillis());
-        // 100 events a batch at PF 1: the ceiling is batch ÷ (mean duration + gap), by construction
+        // a full batch at PF 1: the ceiling is batch ÷ (mean duration + gap), by construction
+        int batch = definition.stage("validate").batching().batchSize();
         assertThat(model.ceiling().byProcessing())
                 .isCloseTo(
-                        100 * 1000 / (model.durations().meanMillis() + model.pollGapMillis()),
+                        batch * 1000.0 / (model.durations().meanMillis() + model.pollGapMillis()),
                         org.assertj.core.api.Assertions.within(1e-6));
     }
 
