@@ -40,6 +40,12 @@ import java.util.TreeSet;
  * against one loopback stub of the AWS APIs ({@link AwsStub}), driven with Kinesis events of the
  * stage's input at the definition's batch size.
  *
+ * <p>A {@code consumer: kcl} stage is benched through its KCL record processor ({@link
+ * KclStageTarget}: {@code StageRecordProcessor} wired as {@code KclWorker} wires it, fed KCL's
+ * {@code ProcessRecordsInput} at KCL's maxRecords, checkpointing through KCL's {@code
+ * ShardRecordProcessorCheckpointer} over a recording checkpointer) against the same hand-written
+ * handler logic applied to the same batch, and modelled with {@link AwsBatchModel#kclCeiling}.
+ *
  * <p>After a warm-up, rounds alternate between the handlers (one invocation at a time, as Lambda
  * runs one per shard). CPU: the CPU time of every thread of this JVM except the stub's ({@code
  * ThreadMXBean}: the handler thread, the sinks' and writers' pools, the SDK's and HTTP client's
