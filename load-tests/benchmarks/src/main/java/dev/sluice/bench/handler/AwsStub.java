@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,6 +91,9 @@ public final class AwsStub implements AutoCloseable {
 
     private final ConcurrentMap<String, List<String>> keySchemas = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ConcurrentMap<String, ObjectNode>> tables = new ConcurrentHashMap<>();
+    /** Tables given their items up front (reference data): kept by {@link #reset}. */
+    private final Set<String> seeded = ConcurrentHashMap.newKeySet();
+
     private final ConcurrentMap<String, ConcurrentMap<String, StoredObject>> buckets = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, List<Message>> queues = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, List<StreamRecord>> streams = new ConcurrentHashMap<>();
@@ -166,11 +170,20 @@ public final class AwsStub implements AutoCloseable {
 
     /** Forgets every table, bucket, queue and stream whose name (or queue URL) matches. */
     public void reset(Predicate<String> resource) {
-        tables.keySet().removeIf(resource);
+        tables.keySet().removeIf(name -> resource.test(name) && !seeded.contains(name));
         buckets.keySet().removeIf(resource);
         queues.keySet().removeIf(resource);
         streams.keySet().removeIf(resource);
         sequences.keySet().removeIf(k -> resource.test(k.substring(0, k.indexOf('\u0000'))));
+    }
+
+    /**
+     * Gives a table its items (DynamoDB JSON, {@code {"pageId": {"S": "p-000001"}, …}}), as reference
+     * data a stage reads ({@code Scan}, {@code GetItem}); {@link #reset} keeps them.
+     */
+    public void seed(String table, List<ObjectNode> items) {
+        seeded.add(table);
+        items.forEach(item -> table(table).put(keyOf(table, item), item));
     }
 
     /** A table's items, by key (a copy). */
@@ -328,6 +341,7 @@ public final class AwsStub implements AutoCloseable {
             case "GetItem" -> getItem(request);
             case "UpdateItem" -> updateItem(request);
             case "BatchWriteItem" -> batchWriteItem(request);
+            case "Scan" -> scan(request);
             default -> jsonError(400, "com.amazon.coral.service#UnknownOperationException", "DynamoDB " + operation);
         };
     }
@@ -381,6 +395,20 @@ public final class AwsStub implements AutoCloseable {
             return conditionalCheckFailed();
         }
         return jsonOk(json.createObjectNode());
+    }
+
+    /**
+     * Every item of the table in one page (AWS pages at 1 MB; the reference tables benched here are
+     * smaller), in key order.
+     */
+    private Answer scan(JsonNode request) {
+        String tableName = request.path("TableName").asText();
+        ObjectNode response = json.createObjectNode();
+        var items = response.putArray("Items");
+        new TreeMap<>(table(tableName)).values().forEach(items::add);
+        response.put("Count", items.size());
+        response.put("ScannedCount", items.size());
+        return jsonOk(response);
     }
 
     private Answer getItem(JsonNode request) {

@@ -65,7 +65,7 @@ public final class HandlerWorkload {
         String arn = "arn:aws:kinesis:" + AwsStub.REGION + ":" + AwsStub.ACCOUNT + ":stream/" + stage.input();
         String shard = "shardId-000000000000";
         PaymentGenerator payments = new PaymentGenerator(SEED, 50_000, INVALID_SHARE, START);
-        ClickstreamGenerator clicks = new ClickstreamGenerator(SEED, 2_000, 5_000, INVALID_SHARE, START);
+        ClickstreamGenerator clicks = new ClickstreamGenerator(SEED, 2_000, PAGES, INVALID_SHARE, START);
         boolean isPayments = schema.startsWith("payments.");
         if (!isPayments && !schema.startsWith("clickstream.")) {
             throw new IllegalArgumentException(
@@ -135,6 +135,44 @@ public final class HandlerWorkload {
             });
         }
         provision(stub, stage, environments);
+        for (Map<String, String> env : environments) {
+            references(stub, pipeline, stage, env);
+        }
+    }
+
+    /** Pages of the clickstream generator's shop (ids {@code p-000000} to {@code p-005000}). */
+    static final int PAGES = 5_000;
+
+    /**
+     * Seeds the reference tables the stage's enrich steps read: a page catalogue keyed by {@code
+     * pageId} gets an entry for every page the generator names (category and title); other
+     * references are left empty (their enrich steps take their {@code onMiss} path).
+     */
+    static void references(AwsStub stub, PipelineDefinition pipeline, StageDefinition stage, Map<String, String> env) {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        stage.steps().stream()
+                .filter(step -> step.type() == StepType.ENRICH)
+                .map(step -> pipeline.references().get(step.option("reference")))
+                .filter(r -> r != null && r.table() != null)
+                .distinct()
+                .forEach(reference -> {
+                    String table = env.get(EnvironmentNames.table(reference.table()));
+                    stub.keySchema(table, reference.key());
+                    if (!reference.key().equals("pageId")) {
+                        return;
+                    }
+                    String[] categories = {"home", "catalogue", "product", "basket", "checkout"};
+                    List<com.fasterxml.jackson.databind.node.ObjectNode> items = new ArrayList<>();
+                    for (int page = 0; page <= PAGES; page++) {
+                        var item = json.createObjectNode();
+                        String id = String.format(java.util.Locale.ROOT, "p-%06d", page);
+                        item.putObject("pageId").put("S", id);
+                        item.putObject("category").put("S", categories[page % categories.length]);
+                        item.putObject("title").put("S", "Page " + page);
+                        items.add(item);
+                    }
+                    stub.seed(table, items);
+                });
     }
 
     /** {@link #provision(AwsStub, PipelineDefinition, StageDefinition, List)} without the streams' shards (one each). */

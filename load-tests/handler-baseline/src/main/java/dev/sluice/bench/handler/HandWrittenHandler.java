@@ -10,14 +10,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.aws.AwsClients;
 import dev.sluice.aws.StageRuntime;
 import dev.sluice.aws.sink.DynamoDbAggregateSink;
+import dev.sluice.aws.sink.DynamoDbReferenceLoader;
 import dev.sluice.aws.sink.SqsDeadLetterSink;
 import dev.sluice.core.definition.DefinitionLoader;
 import dev.sluice.core.definition.EnvironmentNames;
 import dev.sluice.core.definition.FieldPaths;
 import dev.sluice.core.definition.PipelineDefinition;
+import dev.sluice.core.definition.ReferenceDefinition;
 import dev.sluice.core.definition.SinkDefinition;
 import dev.sluice.core.definition.StageDefinition;
 import dev.sluice.core.definition.StepType;
+import dev.sluice.core.enrich.ReferenceCache;
 import dev.sluice.core.event.DeadLetter;
 import dev.sluice.core.event.InboundRecord;
 import dev.sluice.core.event.Position;
@@ -35,6 +38,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -116,6 +120,39 @@ public final class HandWrittenHandler implements RequestHandler<KinesisEvent, St
     }
 
     /** Wires the handler from its environment once, as a Lambda function's constructor does. */
+    /**
+     * The reference caches the stage's enrich steps read: the same cache over the same table read
+     * (a Scan, refreshed as the definition says) as Sluice's, so enrichment costs the same on both
+     * sides, as the chain does.
+     */
+    private Map<String, ReferenceCache> references(PipelineDefinition definition, Map<String, String> env) {
+        Map<String, ReferenceCache> references = new LinkedHashMap<>();
+        stage.steps().stream()
+                .filter(step -> step.type() == StepType.ENRICH)
+                .map(step -> step.option("reference"))
+                .distinct()
+                .forEach(name -> {
+                    ReferenceDefinition reference = definition.references().get(name);
+                    if (reference.table() == null) {
+                        throw new IllegalArgumentException(
+                                "the hand-written handler reads reference tables only, not " + name + "'s object");
+                    }
+                    references.put(
+                            name,
+                            new ReferenceCache(
+                                    name,
+                                    new DynamoDbReferenceLoader(
+                                            dynamoDb,
+                                            env.get(EnvironmentNames.table(reference.table())),
+                                            reference.key(),
+                                            mapper),
+                                    reference.maxEntries(),
+                                    Duration.ofSeconds(reference.refreshSeconds()),
+                                    clock));
+                });
+        return references;
+    }
+
     public HandWrittenHandler(Map<String, String> env) {
         this.pipeline = env.get(EnvironmentNames.PIPELINE);
         this.stageName = env.get(EnvironmentNames.STAGE);
@@ -148,7 +185,7 @@ public final class HandWrittenHandler implements RequestHandler<KinesisEvent, St
         this.chain = StageChain.compile(
                 definition,
                 stageName,
-                new StageServices(schemas, mapper, clock, name -> keys.get(name).clone(), Map.of()));
+                new StageServices(schemas, mapper, clock, name -> keys.get(name).clone(), references(definition, env)));
         this.idempotencyTable = env.get(IDEMPOTENCY_TABLE);
         for (SinkDefinition sink : stage.sinks()) {
             switch (sink.kind()) {
