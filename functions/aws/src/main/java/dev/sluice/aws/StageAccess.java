@@ -43,8 +43,11 @@ public final class StageAccess {
                     all.addAll(
                             S3LakeSink.access(pipeline.lakes().get(sink.lake()).prefix()));
                 case TABLE ->
-                    all.addAll(
-                            DynamoDbStateSink.access(sink.table(), sink.table().equals(stage.deduplicate())));
+                    all.addAll(DynamoDbStateSink.access(
+                            sink.table(),
+                            sink.table().equals(stage.deduplicate()),
+                            sink.table().equals(stage.deduplicate())
+                                    && stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.LAKE)));
                 case STREAM -> all.addAll(KinesisStreamSink.access(sink.stream(), sink.aggregates()));
             }
         }

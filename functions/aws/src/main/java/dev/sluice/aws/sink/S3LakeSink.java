@@ -2,7 +2,7 @@ package dev.sluice.aws.sink;
 
 import dev.sluice.aws.access.Access;
 import dev.sluice.core.event.ProcessedEvent;
-import dev.sluice.core.stage.EventSink;
+import dev.sluice.core.stage.ClaimingSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import java.io.ByteArrayOutputStream;
@@ -48,11 +48,23 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * object that exists when it is put (a lost response, or a ledger that was lost) is adopted by its
  * {@value #LAST_POSITION} metadata, never rewritten with other boundaries.
  *
- * <p>Exact only with one writer per shard at a time (parallelization factor 1, which the definition
- * checks enforce): within an hour partition of a shard, positions then only increase from one batch
- * to the next.
+ * <p>The ledger is exact only with one writer per shard at a time (parallelization factor 1, which
+ * the definition checks enforce for a stage without a deduplicate table): within an hour partition
+ * of a shard, positions then only increase from one batch to the next.
+ *
+ * <p><b>Claim mode</b> (a stage with a deduplicate table, any parallelization factor; {@link
+ * ClaimingSink}): no ledger. Each batch write draws a fresh random token {@code T}; its objects are
+ * {@code <prefix>dt=…/hr=…/<stream>-<shard>-<first position>-<T>.jsonl.gz}, one per hour partition,
+ * holding exactly the events the deduplicate sink assigned to them (their items name the key), put
+ * with {@code If-None-Match: *} and {@value #TOKEN} metadata. A 412 on that put is resolved by
+ * {@code HeadObject}: our token — the SDK repeated a PUT whose answer was lost, done; a tombstone —
+ * another invocation proved this (stale, timed-out) one's object absent and re-pointed its events,
+ * so this write fails retryably and lands nothing. {@link #holdsRecords} tells the deduplicate sink
+ * whether an object an item names is final, claiming a missing one with a tombstone. An event is
+ * thus in the lake only in the object its item names, and an item is re-pointed only away from a
+ * tombstone, which no write can replace: exactly once under concurrent batches of one shard.
  */
-public final class S3LakeSink implements EventSink {
+public final class S3LakeSink implements ClaimingSink {
 
     /**
      * What the sink calls under its lake {@code prefix}: {@code PutObject} with {@code If-None-Match}
@@ -79,6 +91,10 @@ public final class S3LakeSink implements EventSink {
      * writer that abandoned it so that the abandoned attempt's object can never land there.
      */
     public static final String TOMBSTONE = "sluice-tombstone";
+    /** Object metadata in claim mode: the random token of the batch write that put the object. */
+    public static final String TOKEN = "sluice-token";
+
+    private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
 
     /** Rounds of ledger resolution per partition before giving up (retryably) on a busy ledger item. */
     private static final int MAX_ROUNDS = 8;
@@ -211,6 +227,95 @@ public final class S3LakeSink implements EventSink {
         return new int[] {applied, absorbed};
     }
 
+    /** A claim-mode batch write: its token and, per ledger partition, the key of its object. */
+    private record ClaimPlan(String token, Map<String, String> keys) implements Plan {
+        @Override
+        public String keyOf(ProcessedEvent event) {
+            return keys.get(partitionOf(event));
+        }
+    }
+
+    @Override
+    public Plan plan(List<ProcessedEvent> events) {
+        String token = String.format("%016x", TOKENS.nextLong());
+        Map<String, String> keys = new LinkedHashMap<>();
+        for (Map.Entry<String, List<ProcessedEvent>> partition :
+                partitions(events).entrySet()) {
+            ProcessedEvent first = partition.getValue().get(0);
+            keys.put(
+                    partitionOf(first),
+                    String.format(
+                            "%s%s/%s-%s-%s-%s.jsonl.gz",
+                            prefix,
+                            hourPartition(first),
+                            first.source().stream(),
+                            first.position().shardId(),
+                            first.position().sortable(),
+                            token));
+        }
+        return new ClaimPlan(token, Map.copyOf(keys));
+    }
+
+    @Override
+    public boolean holdsRecords(String key) throws SinkException {
+        Optional<Head> head = head(key);
+        if (head.isEmpty()) {
+            if (claim(key)) {
+                return false; // a tombstone now: the write it stood for can never land
+            }
+            head = head(key); // its write landed just now
+        }
+        return head.map(h -> !h.tombstone())
+                .orElseThrow(
+                        () -> new SinkException("s3://" + bucket + "/" + key + " vanished after a 412", true, null));
+    }
+
+    @Override
+    public SinkReport write(Plan plan, List<ProcessedEvent> assigned, int absorbed) throws SinkException {
+        ClaimPlan claims = (ClaimPlan) plan;
+        for (Map.Entry<String, List<ProcessedEvent>> partition :
+                partitions(assigned).entrySet()) {
+            List<ProcessedEvent> records = partition.getValue();
+            String key = claims.keys().get(partitionOf(records.get(0)));
+            if (key == null) {
+                throw new SinkException("event at " + records.get(0).position() + " was not planned", false, null);
+            }
+            boolean put = putIfAbsent(
+                    "put",
+                    key,
+                    Map.of(
+                            LAST_POSITION,
+                            records.get(records.size() - 1).position().sortable(),
+                            RECORD_COUNT,
+                            Integer.toString(records.size()),
+                            TOKEN,
+                            claims.token()),
+                    gzipLines(records));
+            if (put) {
+                continue;
+            }
+            HeadObjectResponse head = rawHead(key);
+            if (head == null) {
+                throw new SinkException("s3://" + bucket + "/" + key + " vanished after a 412", true, null);
+            }
+            if (isTombstone(head.metadata())) {
+                throw new SinkException(
+                        "s3://" + bucket + "/" + key + " was claimed by another invocation (this one outlived its"
+                                + " time-out); its events are re-pointed when the batch is delivered again",
+                        true,
+                        null);
+            }
+            if (!claims.token().equals(head.metadata().get(TOKEN))) {
+                throw new SinkException(
+                        "s3://" + bucket + "/" + key + " holds another write's object under this write's token",
+                        false,
+                        null);
+            }
+            // our own object: the SDK repeated a PUT whose first answer was lost
+        }
+        return new SinkReport(assigned.size(), absorbed);
+    }
+
     /**
      * Resolves an intent left by an attempt that did not reach its commit. Its object exists: it is
      * committed as it is. It does not: its key is claimed first with a tombstone ({@code
@@ -315,6 +420,11 @@ public final class S3LakeSink implements EventSink {
                 "dt=%04d-%02d-%02d/hr=%02d", at.getYear(), at.getMonthValue(), at.getDayOfMonth(), at.getHour());
     }
 
+    private static String partitionOf(ProcessedEvent event) {
+        return hourPartition(event) + "/" + event.source().stream() + "/"
+                + event.position().shardId();
+    }
+
     /** The events by ledger item (hour partition, stream and shard), each in position order. */
     private Map<String, List<ProcessedEvent>> partitions(List<ProcessedEvent> events) {
         Map<String, List<ProcessedEvent>> partitions = new LinkedHashMap<>();
@@ -377,18 +487,25 @@ public final class S3LakeSink implements EventSink {
     /** What an object's metadata says: the last position in it, or that it is a tombstone. */
     private record Head(String last, boolean tombstone) {}
 
-    /** Object {@code key}'s metadata, or empty if there is no such object. */
-    private Optional<Head> head(String key) throws SinkException {
-        HeadObjectResponse head;
+    /** Object {@code key}'s head, or {@code null} if there is no such object. */
+    private HeadObjectResponse rawHead(String key) throws SinkException {
         try {
-            head = s3.headObject(b -> b.bucket(bucket).key(key));
+            return s3.headObject(b -> b.bucket(bucket).key(key));
         } catch (S3Exception e) {
             if (e.statusCode() == 404) {
-                return Optional.empty();
+                return null;
             }
             throw SdkErrors.classify("head s3://" + bucket + "/" + key, e);
         } catch (SdkException e) {
             throw SdkErrors.classify("head s3://" + bucket + "/" + key, e);
+        }
+    }
+
+    /** Object {@code key}'s metadata, or empty if there is no such object. */
+    private Optional<Head> head(String key) throws SinkException {
+        HeadObjectResponse head = rawHead(key);
+        if (head == null) {
+            return Optional.empty();
         }
         if (isTombstone(head.metadata())) {
             return Optional.of(new Head(null, true));

@@ -219,12 +219,23 @@ final class DefinitionChecks {
         range(b + "/batchSize", batching.batchSize(), 1, 10_000);
         range(b + "/batchingWindowSeconds", batching.batchingWindowSeconds(), 0, 300);
         range(b + "/parallelizationFactor", batching.parallelizationFactor(), 1, 10);
-        boolean writesLake = stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.LAKE);
+        long lakes = stage.sinks().stream()
+                .filter(s -> s.kind() == SinkDefinition.Kind.LAKE)
+                .count();
+        // with a deduplicate table the lake is claimed through its items (any parallelization factor);
+        // without one, the lake's per-shard commit ledger needs batches of a shard one at a time
         require(
-                !writesLake || batching.parallelizationFactor() == 1,
+                lakes == 0 || stage.deduplicate() != null || batching.parallelizationFactor() == 1,
                 b + "/parallelizationFactor",
-                "must be 1 on a stage with a lake sink: the lake's per-shard commit ledger needs one writer per"
-                        + " shard, got " + batching.parallelizationFactor());
+                "must be 1 on a stage with a lake sink and no deduplicate table: the lake's per-shard commit"
+                        + " ledger needs one writer per shard, got " + batching.parallelizationFactor()
+                        + "; name a deduplicate table (keyed by eventId) to record each event's lake object on"
+                        + " its item instead");
+        require(
+                lakes <= 1 || stage.deduplicate() == null,
+                at + "/sinks",
+                "a stage with a deduplicate table writes one lake at most: each event's item names the one lake"
+                        + " object it is in, got " + lakes + " lakes");
         boolean atTimestamp = batching.startingPosition() == StartingPosition.AT_TIMESTAMP;
         require(
                 atTimestamp == (batching.startingPositionTimestamp() != null),

@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * as late events). A batch is done only when all of it is durable; otherwise the
  * result names the first position to deliver again, and the idempotent sinks absorb what is
  * delivered twice.
+ *
+ * <p>When the stage deduplicates and one of its sinks is a {@link ClaimingSink} (the lake), that
+ * sink keeps no ledger: it plans the batch's objects first, the de-duplicating sink stores each
+ * event's object key on the event's item (and tells which events are already in the lake under an
+ * earlier object), and the claiming sink then writes exactly the events assigned to its plan.
  */
 public final class BatchProcessor {
 
@@ -36,6 +41,9 @@ public final class BatchProcessor {
     private final AggregateSink aggregates;
     private final DeadLetterSink deadLetters;
     private final String gate;
+    /** The target of the sink whose events the gate claims ({@link ClaimingSink}), or {@code null}. */
+    private final String claimed;
+
     private final Executor executor;
 
     /**
@@ -76,6 +84,17 @@ public final class BatchProcessor {
         this.aggregates = aggregates;
         this.deadLetters = deadLetters;
         this.gate = gate;
+        List<String> claiming = gate == null
+                ? List.of()
+                : sinks.entrySet().stream()
+                        .filter(sink -> sink.getValue() instanceof ClaimingSink)
+                        .map(Map.Entry::getKey)
+                        .toList();
+        if (claiming.size() > 1) {
+            throw new IllegalArgumentException("stage '" + chain.stageName() + "' deduplicates and writes " + claiming
+                    + ": an event's deduplicate item names one lake object, so one lake sink at most");
+        }
+        this.claimed = claiming.isEmpty() ? null : claiming.get(0);
         this.executor = executor;
     }
 
@@ -110,13 +129,36 @@ public final class BatchProcessor {
         Map<String, SinkReport> reports = new ConcurrentHashMap<>();
         List<ProcessedEvent> accepted = outcome.accepted();
         List<PartialAggregate> partials = outcome.aggregates();
+        ClaimingSink claimSink = claimed == null ? null : (ClaimingSink) sinks.get(claimed);
+        ClaimingSink.Plan plan = null;
+        List<ProcessedEvent> claimedEvents = List.of();
+        Set<Position> inLake = Set.of();
+        if (claimSink != null) {
+            claimedEvents = routed(accepted, claimed);
+            for (ProcessedEvent event : claimedEvents) {
+                if (!event.routedTo(gate)) {
+                    return failed(
+                            records,
+                            outcome,
+                            reports,
+                            first,
+                            new SinkException(
+                                    "event at " + event.position() + " is routed to " + claimed + " but not to " + gate
+                                            + ", whose item must record its lake object",
+                                    false,
+                                    null));
+                }
+            }
+            plan = claimedEvents.isEmpty() ? null : claimSink.plan(claimedEvents);
+        }
         if (gate != null) {
             DeduplicatingSink gateSink = (DeduplicatingSink) sinks.get(gate);
             List<ProcessedEvent> routed = routed(accepted, gate);
             try {
                 DeduplicatingSink.Gated gated = routed.isEmpty()
                         ? new DeduplicatingSink.Gated(SinkReport.EMPTY, Set.of())
-                        : gateSink.writeAndGate(routed);
+                        : plan == null ? gateSink.writeAndGate(routed) : gateSink.writeAndGate(routed, claimSink, plan);
+                inLake = gated.inLake();
                 reports.put(gateSink.name(), gated.report());
                 if (!gated.resent().isEmpty()) {
                     LOG.info(
@@ -140,6 +182,20 @@ public final class BatchProcessor {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (Map.Entry<String, EventSink> sink : sinks.entrySet()) {
             if (sink.getKey().equals(gate)) {
+                continue;
+            }
+            if (sink.getKey().equals(claimed) && plan != null) {
+                Set<Position> present = inLake;
+                // re-sends are kept out as from every sink; events already in the lake are absorbed
+                List<ProcessedEvent> kept = without(claimedEvents, resentOf(claimedEvents, accepted));
+                List<ProcessedEvent> assigned = without(kept, present);
+                ClaimingSink.Plan batchPlan = plan;
+                int absorbed = kept.size() - assigned.size();
+                if (assigned.isEmpty()) {
+                    reports.put(claimSink.name(), new SinkReport(0, absorbed));
+                } else {
+                    writes.add(write(claimSink.name(), () -> claimSink.write(batchPlan, assigned, absorbed), reports));
+                }
                 continue;
             }
             List<ProcessedEvent> routed = routed(accepted, sink.getKey());
@@ -295,6 +351,18 @@ public final class BatchProcessor {
             }
         }
         return kept;
+    }
+
+    /** The positions of {@code planned} events no longer among the {@code accepted} ones (re-sends). */
+    private static Set<Position> resentOf(List<ProcessedEvent> planned, List<ProcessedEvent> accepted) {
+        if (planned == accepted) {
+            return Set.of();
+        }
+        Set<Position> kept = new java.util.HashSet<>();
+        accepted.forEach(event -> kept.add(event.position()));
+        Set<Position> gone = new java.util.HashSet<>();
+        planned.stream().filter(event -> !kept.contains(event.position())).forEach(event -> gone.add(event.position()));
+        return gone;
     }
 
     private static List<ProcessedEvent> routed(List<ProcessedEvent> events, String target) {

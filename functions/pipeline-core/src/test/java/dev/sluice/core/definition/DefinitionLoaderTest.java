@@ -192,12 +192,38 @@ class DefinitionLoaderTest {
         assertThatThrownBy(() -> loader.parse("shop.yaml", parallel))
                 .isInstanceOf(DefinitionException.class)
                 .hasMessage("shop.yaml:24: stages.land.batching.parallelizationFactor: must be 1 on a stage with a"
-                        + " lake sink: the lake's per-shard commit ledger needs one writer per shard, got 2");
+                        + " lake sink and no deduplicate table: the lake's per-shard commit ledger needs one writer"
+                        + " per shard, got 2; name a deduplicate table (keyed by eventId) to record each event's"
+                        + " lake object on its item instead");
         assertThat(loader.parse("shop.yaml", parallelWithoutLake)
                         .stage("land")
                         .batching()
                         .parallelizationFactor())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void parallelBatchesPerShardWriteTheLakeWhenTheStageDeduplicates() {
+        String parallel = GOOD.replace("batchSize: 50", "batchSize: 50\n      parallelizationFactor: 10")
+                .replace("    batching:\n", "    deduplicate: orders-by-id\n    batching:\n");
+        assertThat(parallel).contains("deduplicate: orders-by-id");
+
+        assertThat(loader.parse("shop.yaml", parallel).stage("land").batching().parallelizationFactor())
+                .isEqualTo(10);
+    }
+
+    @Test
+    void aStageThatDeduplicatesWritesOneLakeAtMost() {
+        String twoLakes = GOOD.replace(
+                        "    prefix: orders/\n", "    prefix: orders/\n  copy-lake:\n    prefix: copy/\n")
+                .replace("      - lake: orders-lake\n", "      - lake: orders-lake\n      - lake: copy-lake\n")
+                .replace("    batching:\n", "    deduplicate: orders-by-id\n    batching:\n");
+        assertThat(twoLakes).contains("copy-lake:").contains("- lake: copy-lake");
+
+        assertThatThrownBy(() -> loader.parse("shop.yaml", twoLakes))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessageContaining("stages.land.sinks: a stage with a deduplicate table writes one lake at most:"
+                        + " each event's item names the one lake object it is in, got 2 lakes");
     }
 
     @Test
