@@ -34,7 +34,7 @@ class StageAccessTest {
         List<Access> validate = StageAccess.of(pipeline("payments"), "validate");
 
         assertThat(on(validate, Access.Target.TABLE, "payments-by-id", "").actions())
-                .containsExactly("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
+                .containsExactly("dynamodb:GetItem", "dynamodb:PutItem");
         assertThat(on(validate, Access.Target.TABLE, "spend-per-currency-hourly", "")
                         .actions())
                 .containsExactly("dynamodb:GetItem", "dynamodb:UpdateItem");
