@@ -40,7 +40,7 @@ final class SinkFactory {
                 // stream's retention and a day after its last write
                 Duration keep = Duration.ofHours(
                         context.pipeline().streams().get(stage.input()).retentionHours() + 24L);
-                yield new S3LakeSink(
+                S3LakeSink lakeSink = new S3LakeSink(
                         context.clients().s3(),
                         context.required(EnvironmentNames.LAKE_BUCKET),
                         lake.prefix(),
@@ -48,6 +48,8 @@ final class SinkFactory {
                         context.required(EnvironmentNames.LEDGER_TABLE),
                         keep,
                         Clock.systemUTC());
+                // claim mode only where parallel batches of a shard need it; the ledger elsewhere
+                yield S3LakeSink.claimMode(stage) ? lakeSink : lakeSink.ledgerOnly();
             }
             case TABLE ->
                 new DynamoDbStateSink(

@@ -41,13 +41,12 @@ public final class StageAccess {
             switch (sink.kind()) {
                 case LAKE ->
                     all.addAll(
-                            S3LakeSink.access(pipeline.lakes().get(sink.lake()).prefix()));
+                            S3LakeSink.access(pipeline.lakes().get(sink.lake()).prefix(), S3LakeSink.claimMode(stage)));
                 case TABLE ->
                     all.addAll(DynamoDbStateSink.access(
                             sink.table(),
                             sink.table().equals(stage.deduplicate()),
-                            sink.table().equals(stage.deduplicate())
-                                    && stage.sinks().stream().anyMatch(s -> s.kind() == SinkDefinition.Kind.LAKE)));
+                            sink.table().equals(stage.deduplicate()) && S3LakeSink.claimMode(stage)));
                 case STREAM -> all.addAll(KinesisStreamSink.access(sink.stream(), sink.aggregates()));
             }
         }

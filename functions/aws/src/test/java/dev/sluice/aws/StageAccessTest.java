@@ -30,6 +30,33 @@ class StageAccessTest {
     }
 
     @Test
+    void aLakeIsClaimedThroughTheDeduplicateTableOnlyWhenAShardHasParallelBatches() throws Exception {
+        ClassLoader loader = StageAccessTest.class.getClassLoader();
+        String payments;
+        try (var in = loader.getResourceAsStream("sluice/pipelines/payments.yaml")) {
+            payments = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        // payments without its currency aggregate (not keyed by the partition key), at PF 4
+        String parallel = payments.replaceAll("(?s)      - aggregate:\n.*?table: spend-per-currency-hourly\n", "")
+                .replace("parallelizationFactor: 1", "parallelizationFactor: 4")
+                .replace("reservedConcurrency: 4", "reservedConcurrency: 8");
+        PipelineDefinition claimed = new DefinitionLoader(SchemaCatalog.fromClasspath(loader, StageRuntime.mapper()))
+                .parse("payments-pf4.yaml", parallel);
+
+        assertThat(dev.sluice.aws.sink.S3LakeSink.claimMode(claimed.stage("validate")))
+                .isTrue();
+        assertThat(dev.sluice.aws.sink.S3LakeSink.claimMode(pipeline("payments").stage("validate")))
+                .isFalse();
+        List<Access> validate = StageAccess.of(claimed, "validate");
+        // the re-point of an item from a tombstoned object, and no ledger: claim mode never calls it
+        assertThat(on(validate, Access.Target.TABLE, "payments-by-id", "").actions())
+                .containsExactly("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem");
+        assertThat(validate)
+                .noneMatch(a -> a.target() == Access.Target.TABLE && a.name().contains("ledger"));
+        assertThat(StageAccess.of(pipeline("payments"), "validate")).anyMatch(a -> a.target() == Access.Target.LEDGER);
+    }
+
+    @Test
     void paymentsValidateDeclaresEveryCallOfItsSinksOncePerResource() {
         List<Access> validate = StageAccess.of(pipeline("payments"), "validate");
 

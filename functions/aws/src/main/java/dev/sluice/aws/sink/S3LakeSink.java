@@ -3,6 +3,7 @@ package dev.sluice.aws.sink;
 import dev.sluice.aws.access.Access;
 import dev.sluice.core.event.ProcessedEvent;
 import dev.sluice.core.stage.ClaimingSink;
+import dev.sluice.core.stage.EventSink;
 import dev.sluice.core.stage.SinkException;
 import dev.sluice.core.stage.SinkReport;
 import java.io.ByteArrayOutputStream;
@@ -74,12 +75,49 @@ public final class S3LakeSink implements ClaimingSink {
      * ledger's calls.
      */
     public static List<Access> access(String prefix) {
+        return access(prefix, false);
+    }
+
+    /** As {@link #access(String)}; in claim mode without the ledger, which that mode never calls. */
+    public static List<Access> access(String prefix, boolean claimMode) {
         List<Access> out = new java.util.ArrayList<>(List.of(
                 Access.objects(prefix + "*", "s3:PutObject", "s3:GetObject"),
                 Access.listing(prefix),
                 Access.key("s3", "kms:GenerateDataKey")));
-        out.addAll(LakeLedger.access());
+        if (!claimMode) {
+            out.addAll(LakeLedger.access());
+        }
         return out;
+    }
+
+    /**
+     * Whether a stage's lake is claimed through its deduplicate table (claim mode) rather than kept by
+     * the per-shard commit ledger: only where the ledger cannot serve, a stage reading a shard with
+     * more than one batch at a time ({@code parallelizationFactor} above 1, which the definition
+     * checks allow only with a deduplicate table). Stages at 1 keep the ledger, the protocol the
+     * fault suite's lake scenarios exercise; claim mode is proven by {@code LakeClaimsIT} so far.
+     */
+    public static boolean claimMode(dev.sluice.core.definition.StageDefinition stage) {
+        return stage.deduplicate() != null
+                && stage.batching().parallelizationFactor() > 1
+                && stage.sinks().stream()
+                        .anyMatch(s -> s.kind() == dev.sluice.core.definition.SinkDefinition.Kind.LAKE);
+    }
+
+    /** This sink with the ledger only: a plain {@link EventSink}, so the batch never claims through it. */
+    public EventSink ledgerOnly() {
+        S3LakeSink lake = this;
+        return new EventSink() {
+            @Override
+            public String name() {
+                return lake.name();
+            }
+
+            @Override
+            public SinkReport write(List<ProcessedEvent> events) throws SinkException {
+                return lake.write(events);
+            }
+        };
     }
 
     /** Object metadata: the last position in the object (sortable form). */
