@@ -35,6 +35,7 @@ import java.util.stream.Stream;
  *     summed over the stages it benched (empty for a load run)
  * @param requestStages the stages {@code requestsPer1000} covers
  * @param recordBytes a handler bench's average bytes of a record of the pipeline's shape (0 for a load run)
+ * @param memoryMb the function memory a handler bench modelled its batch at (0 for a load run)
  */
 public record MeasuredFigures(
         Path report,
@@ -50,7 +51,8 @@ public record MeasuredFigures(
         boolean modelled,
         Map<String, Double> requestsPer1000,
         List<String> requestStages,
-        double recordBytes) {
+        double recordBytes,
+        int memoryMb) {
 
     public MeasuredFigures {
         requestsPer1000 = Map.copyOf(requestsPer1000);
@@ -100,6 +102,7 @@ public record MeasuredFigures(
                         false,
                         Map.of(),
                         List.of(),
+                        0,
                         0);
             }
         }
@@ -129,7 +132,8 @@ public record MeasuredFigures(
                         true,
                         requests(data.path("stages")),
                         stagesWithRequests(data.path("stages")),
-                        model.path("recordBytes").asDouble());
+                        model.path("recordBytes").asDouble(),
+                        model.path("memoryMb").asInt(0));
             }
         }
         throw new ReportException(reportJson + " is a bench report without a modelled AWS ceiling (./sluice bench"

@@ -122,7 +122,8 @@ final class PlanCommand implements Command {
                 .compression(args.number("compression", 0.2, true))
                 .batchSize(args.positiveInt(
                         "batch-size", measured != null && measured.modelled() ? measured.batchSize() : 100))
-                .lambdaMemoryMb(args.positiveInt("lambda-memory-mb", 1024));
+                .lambdaMemoryMb(args.positiveInt(
+                        "lambda-memory-mb", measured != null && measured.memoryMb() > 0 ? measured.memoryMb() : 1024));
         if (args.get("dynamodb-capacity") != null) {
             try {
                 inputs.dynamoDbCapacity(dev.sluice.planner.DynamoDbCapacity.of(args.get("dynamodb-capacity")));

@@ -163,7 +163,7 @@ class SluiceCliTest {
                 "{\"kind\":\"bench\",\"data\":{\"stages\":[{\"pipeline\":\"payments\",\"stage\":\"validate\","
                         + "\"batchSize\":100,\"sluice\":{\"requestsPer1000\":{\"DYNAMODB PutItem\":1000.0,"
                         + "\"DYNAMODB UpdateItem\":50.0,\"S3 PutObject\":10.0}},\"model\":{\"parallelization\":1,"
-                        + "\"recordBytes\":392.4,\"durations\":{\"meanMillis\":270.0},\"ceiling\":{\"perShard\":352.0}}}]}}");
+                        + "\"recordBytes\":392.4,\"memoryMb\":2048,\"durations\":{\"meanMillis\":270.0},\"ceiling\":{\"perShard\":352.0}}}]}}");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         int status = cli(out, new ByteArrayOutputStream())
