@@ -230,6 +230,10 @@ public final class DefinitionLoader {
                 problem = cause instanceof JsonProcessingException processing
                         ? processing.getOriginalMessage()
                         : cause.getMessage();
+                if ((problem == null || problem.isBlank()) && cause instanceof NullPointerException) {
+                    // a record refusing a null inside a collection (e.g. an option written as '~')
+                    problem = "a value here is empty (~ or null): give it a value or leave it out";
+                }
             } else if (mapping instanceof InvalidFormatException invalid) {
                 problem = "cannot read '" + invalid.getValue() + "' as " + typeName(invalid.getTargetType());
             } else if (mapping instanceof MismatchedInputException mismatched) {

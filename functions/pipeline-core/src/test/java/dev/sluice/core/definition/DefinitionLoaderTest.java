@@ -300,6 +300,17 @@ class DefinitionLoaderTest {
     }
 
     @Test
+    void anEmptyStepOptionIsRefusedWithOneLineNamingIt() throws Exception {
+        String payments = java.nio.file.Files.readString(TestFiles.root().resolve("pipelines/payments.yaml"));
+        String empty = payments.replace("allowedLateness: 24h", "allowedLateness: ~");
+
+        assertThatThrownBy(() -> loader.parse("payments.yaml", empty))
+                .isInstanceOf(DefinitionException.class)
+                .hasMessageContaining("a value here is empty (~ or null): give it a value or leave it out")
+                .hasMessageNotContaining("\n");
+    }
+
+    @Test
     void functionSettingsDefaultToTodaysFunctionAndAreReadWhenGiven() {
         FunctionDefinition defaults =
                 loader.parse("shop.yaml", GOOD).stage("land").function();
