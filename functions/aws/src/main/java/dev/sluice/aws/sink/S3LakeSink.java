@@ -280,16 +280,7 @@ public final class S3LakeSink implements ClaimingSink {
         for (Map.Entry<String, List<ProcessedEvent>> partition :
                 partitions(events).entrySet()) {
             ProcessedEvent first = partition.getValue().get(0);
-            keys.put(
-                    partitionOf(first),
-                    String.format(
-                            "%s%s/%s-%s-%s-%s.jsonl.gz",
-                            prefix,
-                            hourPartition(first),
-                            first.source().stream(),
-                            first.position().shardId(),
-                            first.position().sortable(),
-                            token));
+            keys.put(partitionOf(first), objectKey(first, "-" + token));
         }
         return new ClaimPlan(token, Map.copyOf(keys));
     }
@@ -415,6 +406,11 @@ public final class S3LakeSink implements ClaimingSink {
      * <stream>-<shard>-<first position>.g<generation>.jsonl.gz} after.
      */
     public String key(ProcessedEvent first, long generation) {
+        return objectKey(first, generation == 0 ? "" : ".g" + generation);
+    }
+
+    /** {@code <prefix>dt=…/hr=…/<stream>-<shard>-<first position><suffix>.jsonl.gz}. */
+    private String objectKey(ProcessedEvent first, String suffix) {
         return String.format(
                 "%s%s/%s-%s-%s%s.jsonl.gz",
                 prefix,
@@ -422,7 +418,7 @@ public final class S3LakeSink implements ClaimingSink {
                 first.source().stream(),
                 first.position().shardId(),
                 first.position().sortable(),
-                generation == 0 ? "" : ".g" + generation);
+                suffix);
     }
 
     /** The partition's generation as this writer last saw it (0 if never). */
