@@ -39,7 +39,7 @@ final class ThreadCpu {
             int lost = 0;
             for (Long id : earlier.threads().keySet()) {
                 if (!threads.containsKey(id)) {
-                    lost++; // ended in between: its last CPU time is unknown (not seen in practice)
+                    lost++; // ended in between (an idle cached-pool thread expiring): its last CPU time is unknown
                 }
             }
             long process = (processCpuNanos - earlier.processCpuNanos()) - (stubCpuNanos - earlier.stubCpuNanos());
