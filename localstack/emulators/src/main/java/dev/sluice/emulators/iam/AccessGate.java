@@ -10,7 +10,6 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
@@ -104,7 +103,7 @@ public final class AccessGate implements AutoCloseable {
         this.region = region;
         this.control = control;
         this.mapper = new RequestMapper(region, account);
-        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
+        this.server = dev.sluice.emulators.LoopbackHttpServer.bind(128);
         this.executor = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "access-gate-" + service.prefix() + "-" + THREADS.incrementAndGet());
             thread.setDaemon(true);

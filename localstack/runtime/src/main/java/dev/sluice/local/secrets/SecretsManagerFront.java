@@ -18,7 +18,6 @@ import dev.sluice.emulators.iam.SignatureVerifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -74,7 +73,7 @@ public final class SecretsManagerFront implements AutoCloseable {
         this.namesByArn = Map.copyOf(namesByArn);
         this.files = new FileSecretProvider(folder);
         try {
-            this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+            this.server = dev.sluice.emulators.LoopbackHttpServer.bind(64);
         } catch (IOException e) {
             throw new IllegalStateException("cannot bind the local Secrets Manager front: " + e.getMessage(), e);
         }
