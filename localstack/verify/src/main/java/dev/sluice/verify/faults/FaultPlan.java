@@ -221,7 +221,13 @@ public final class FaultPlan {
          * the mapping gave up on this one — dropped the lake intent the held call was writing for
          * (the intent is no longer open, and no object holds its records).
          */
-        AFTER_ABANDONED
+        AFTER_ABANDONED,
+        /**
+         * Once every mid-stream action ({@link #midway}) is done and the invocation timed out: the
+         * invocation is in flight, its call held, across the whole action (a reshard), and the call
+         * lands after it while the batch's retry runs.
+         */
+        AFTER_ACTIONS
     }
 
     /** A call held until its invocation timed out ({@link #late}). */
