@@ -75,10 +75,10 @@ public final class LakeClaimCheck {
         int objects = 0;
         int tombstones = 0;
         int events = 0;
-        for (S3Object object : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))
-                .contents()) {
-            Map<String, String> metadata = s3.headObject(b -> b.bucket(bucket).key(object.key()))
-                    .metadata();
+        for (S3Object object :
+                s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+            Map<String, String> metadata =
+                    s3.headObject(b -> b.bucket(bucket).key(object.key())).metadata();
             if (S3LakeSink.isTombstone(metadata)) {
                 tombstones++;
                 continue;
