@@ -826,6 +826,21 @@ public final class FaultSuite {
                     + ": the faults forced no redelivery");
         }
         double seconds = (System.nanoTime() - started) / 1e9;
+        LOG.info(
+                "scenario {}: events={} deliveries={} effects={} absorbed={} dlq={} lost={} duplicates={}"
+                        + " order_violations={} faults={}/{} problems={}",
+                scenario.name(),
+                ledger.size(),
+                deliveries,
+                effects,
+                absorbed,
+                r.deadLettered(),
+                r.lost(),
+                r.duplicates(),
+                order.violations(),
+                fired,
+                planned,
+                problems.size());
         return new Row(
                 scenario.name(),
                 scenario.description(),
