@@ -372,15 +372,17 @@ public final class FaultSuite {
                         .on(FaultScenario.PAYMENTS_PF),
                 new FaultScenario(
                                 "pf-reshard",
-                                "parallelizationFactor 4 (claim mode): a shard splits while an invocation of its batches"
-                                        + " is held in flight; it times out, its lake PUT lands after the split while the"
-                                        + " retry runs; a later deduplicate write's response is lost",
+                                "parallelizationFactor 4 (claim mode): the first shard splits, its upper child and the"
+                                        + " second shard merge, while an invocation of the first batches is held in flight"
+                                        + " (each shard is a parent); it times out, its lake PUT lands after the reshard"
+                                        + " while the retry runs; a later deduplicate write's response is lost",
                                 n,
                                 0.02,
                                 plan -> plan.functionTimeout(Duration.ofSeconds(8))
                                         .late("PutObject", plan.bucket(), 2, FaultPlan.Release.AFTER_ACTIONS)
                                         .sdk("PutItem", plan.table(PF_TABLE), 240, Fault.RESPONSE_LOST)
-                                        .midway(Action.SPLIT_SHARD))
+                                        .midway(Action.SPLIT_SHARD)
+                                        .midway(Action.MERGE_SHARDS))
                         .on(FaultScenario.PAYMENTS_PF),
                 new FaultScenario(
                         "chaos",
@@ -463,10 +465,9 @@ public final class FaultSuite {
             }
             ledger.addAll(aggregating != null ? aggregating.send(rest, done -> {}) : producer.send(rest, done -> {}));
             if (aggregating != null) {
-                // the producer keeps its shard map: listed at its first send, again once per reshard it met
-                long reshards = plan.actions().stream()
-                        .filter(a -> a == Action.SPLIT_SHARD)
-                        .count();
+                // the producer keeps its shard map: listed at its first send, again once its puts met the
+                // reshards (all done at one moment, between its two sends)
+                long reshards = plan.actions().stream().anyMatch(Action::reshards) ? 1 : 0;
                 if (aggregating.shardListings() != 1 + reshards) {
                     problems.add("the producer listed the shards " + aggregating.shardListings() + " times, not 1 + "
                             + reshards + " reshard(s)");
@@ -683,8 +684,31 @@ public final class FaultSuite {
                 aws.restartKinesis();
             }
             case SPLIT_SHARD -> split(stream);
+            case MERGE_SHARDS -> merge(stream);
         }
         LOG.info("fault action {} done", action);
+    }
+
+    /**
+     * Merges the two open shards with the highest hash keys (adjacent: open shards cover the key space
+     * without gaps): after a split of the first shard, its upper child and the next shard.
+     */
+    private void merge(String stream) {
+        List<Shard> open = aws.kinesis().listShards(b -> b.streamName(stream)).shards().stream()
+                .filter(s -> s.sequenceNumberRange().endingSequenceNumber() == null)
+                .sorted(java.util.Comparator.comparing(
+                        (Shard s) -> new BigInteger(s.hashKeyRange().startingHashKey())))
+                .toList();
+        if (open.size() < 2) {
+            throw new IllegalStateException(
+                    "stream " + stream + " has " + open.size() + " open shard(s): none to merge");
+        }
+        Shard lower = open.get(open.size() - 2);
+        Shard upper = open.get(open.size() - 1);
+        aws.kinesis()
+                .mergeShards(
+                        b -> b.streamName(stream).shardToMerge(lower.shardId()).adjacentShardToMerge(upper.shardId()));
+        awaitActive(stream, "the merge");
     }
 
     private void split(String stream) {
@@ -698,6 +722,10 @@ public final class FaultSuite {
         aws.kinesis()
                 .splitShard(
                         b -> b.streamName(stream).shardToSplit(parent.shardId()).newStartingHashKey(middle.toString()));
+        awaitActive(stream, "the split");
+    }
+
+    private void awaitActive(String stream, String after) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (aws.kinesis()
                         .describeStreamSummary(b -> b.streamName(stream))
@@ -705,7 +733,7 @@ public final class FaultSuite {
                         .streamStatus()
                 != StreamStatus.ACTIVE) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("stream " + stream + " did not become active after the split");
+                throw new IllegalStateException("stream " + stream + " did not become active after " + after);
             }
             LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
         }
