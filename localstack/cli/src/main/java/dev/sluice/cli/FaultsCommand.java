@@ -95,7 +95,8 @@ final class FaultsCommand implements Command {
         context.out()
                 .printf(
                         Locale.ROOT,
-                        "Sluice fault suite: %d scenario(s) × %,d payments through pipelines/payments.yaml on local AWS%n",
+                        "Sluice fault suite: %d scenario(s) × %,d payments through pipelines/payments.yaml (pf-*: the"
+                                + " payments-pf test pipeline, parallelizationFactor 4) on local AWS%n",
                         chosen.size(),
                         events);
         Path work = context.root().resolve("localstack/.run/faults");

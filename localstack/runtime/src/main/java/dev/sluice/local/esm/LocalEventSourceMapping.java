@@ -2,6 +2,8 @@ package dev.sluice.local.esm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -104,7 +106,14 @@ public final class LocalEventSourceMapping implements AutoCloseable {
         for (Shard shard :
                 kinesis.listShards(b -> b.streamName(config.streamName())).shards()) {
             if (started.add(shard.shardId())) {
-                threads.execute(new ShardPoller(this, shard.shardId(), shard.parentShardId(), stop));
+                List<String> parents = new ArrayList<>(2);
+                if (shard.parentShardId() != null) {
+                    parents.add(shard.parentShardId());
+                }
+                if (shard.adjacentParentShardId() != null) {
+                    parents.add(shard.adjacentParentShardId());
+                }
+                threads.execute(new ShardPoller(this, shard.shardId(), parents, stop));
             }
         }
     }

@@ -36,7 +36,9 @@ final class ShardPoller implements Runnable {
     private final LocalEventSourceMapping mapping;
     private final MappingConfig config;
     private final String shardId;
-    private final String parentShardId;
+    /** The shards to finish before this one is read: a split's parent, or both parents of a merge. */
+    private final java.util.List<String> parentShardIds;
+
     private final KinesisClient kinesis;
     private final CheckpointStore checkpoints;
     private final CountDownLatch stop;
@@ -47,11 +49,15 @@ final class ShardPoller implements Runnable {
     private final String lease;
     private String lastAcknowledged;
 
-    ShardPoller(LocalEventSourceMapping mapping, String shardId, String parentShardId, CountDownLatch stop) {
+    ShardPoller(
+            LocalEventSourceMapping mapping,
+            String shardId,
+            java.util.List<String> parentShardIds,
+            CountDownLatch stop) {
         this.mapping = mapping;
         this.config = mapping.config();
         this.shardId = shardId;
-        this.parentShardId = parentShardId;
+        this.parentShardIds = java.util.List.copyOf(parentShardIds);
         this.kinesis = mapping.kinesis();
         this.checkpoints = mapping.checkpoints();
         this.stop = stop;
@@ -74,7 +80,9 @@ final class ShardPoller implements Runnable {
     }
 
     private void poll() {
-        while (parentShardId != null && !mapping.shardFinished(parentShardId)) {
+        // like Lambda, a child shard is read once every parent is finished: after a merge, its adjacent
+        // parent too, or a key's records of the slower parent would come after the child's
+        while (!parentShardIds.stream().allMatch(mapping::shardFinished)) {
             if (pause(config.idlePoll())) {
                 return;
             }

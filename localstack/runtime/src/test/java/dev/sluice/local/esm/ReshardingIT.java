@@ -20,7 +20,10 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 
-/** A shard split mid-stream: the parent is finished before its children are read, and nothing is lost. */
+/**
+ * Reshards mid-stream: a split shard's parent, and both parents of a merged shard, are finished before
+ * the child is read, and nothing is lost.
+ */
 @ExtendWith(LocalAwsExtension.class)
 class ReshardingIT {
 
@@ -91,6 +94,77 @@ class ReshardingIT {
             assertThat(delivered).as("%s: each record once", key).doesNotHaveDuplicates();
         });
         assertThat(RecordingHandler.DELIVERIES.values().stream().flatMap(List::stream))
+                .containsExactlyInAnyOrderElementsOf(
+                        java.util.stream.Stream.concat(parentRecords.stream(), childRecords.stream())
+                                .toList());
+    }
+
+    @Test
+    void mergedShardIsReadOnlyOnceBothParentsAreFinished(LocalAws aws, ResourceNames names) {
+        String stream = names.name("merge");
+        aws.kinesis().createStream(b -> b.streamName(stream).shardCount(2));
+        aws.kinesisWaiter().waitUntilStreamExists(b -> b.streamName(stream));
+        List<PutRecordsResultEntry> before = put(aws, stream, 1);
+        List<Shard> parents = aws.kinesis().listShards(b -> b.streamName(stream)).shards().stream()
+                .sorted(java.util.Comparator.comparing(
+                        (Shard s) -> new BigInteger(s.hashKeyRange().startingHashKey())))
+                .toList();
+        String first = parents.get(0).shardId();
+        String adjacent = parents.get(1).shardId();
+        aws.kinesis().mergeShards(b -> b.streamName(stream).shardToMerge(first).adjacentShardToMerge(adjacent));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> aws.kinesis()
+                                .describeStreamSummary(b -> b.streamName(stream))
+                                .streamDescriptionSummary()
+                                .streamStatus()
+                        == StreamStatus.ACTIVE);
+        Shard child = aws.kinesis().listShards(b -> b.streamName(stream)).shards().stream()
+                .filter(s -> s.sequenceNumberRange().endingSequenceNumber() == null)
+                .findFirst()
+                .orElseThrow();
+        assertThat(child.parentShardId()).isEqualTo(first);
+        assertThat(child.adjacentParentShardId()).isEqualTo(adjacent);
+        List<PutRecordsResultEntry> after = put(aws, stream, 2);
+        assertThat(after).extracting(PutRecordsResultEntry::shardId).containsOnly(child.shardId());
+        // the adjacent parent is slow: each of its records fails once and is delivered again after a back-off,
+        // so its records are still being delivered long after the first parent ended
+        before.stream()
+                .filter(e -> e.shardId().equals(adjacent))
+                .forEach(e -> RecordingHandler.FAIL_ONCE.add(e.sequenceNumber()));
+        assertThat(RecordingHandler.FAIL_ONCE).isNotEmpty();
+        RecordingHandler.holdForConcurrency = false;
+
+        try (LocalEventSourceMapping mapping = RecorderMappings.create(
+                        aws,
+                        names,
+                        RecorderMappings.config(
+                                stream, 5, Duration.ZERO, StartingPosition.TRIM_HORIZON, null, null, 1, true))
+                .start()) {
+            await().atMost(Duration.ofSeconds(90)).until(() -> mapping.acknowledged() >= 120);
+        }
+
+        List<String> parentRecords =
+                before.stream().map(PutRecordsResultEntry::sequenceNumber).toList();
+        List<String> childRecords =
+                after.stream().map(PutRecordsResultEntry::sequenceNumber).toList();
+        RecordingHandler.DELIVERIES.forEach((key, delivered) -> {
+            // every key's parent records (redeliveries included) come before its child records
+            int lastParent = -1;
+            int firstChild = Integer.MAX_VALUE;
+            for (int i = 0; i < delivered.size(); i++) {
+                if (parentRecords.contains(delivered.get(i))) {
+                    lastParent = i;
+                } else if (childRecords.contains(delivered.get(i))) {
+                    firstChild = Math.min(firstChild, i);
+                }
+            }
+            assertThat(lastParent)
+                    .as("%s: both parents' records before the child's", key)
+                    .isLessThan(firstChild);
+        });
+        assertThat(RecordingHandler.DELIVERIES.values().stream()
+                        .flatMap(List::stream)
+                        .distinct())
                 .containsExactlyInAnyOrderElementsOf(
                         java.util.stream.Stream.concat(parentRecords.stream(), childRecords.stream())
                                 .toList());

@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * The faults of one scenario, planned against its freshly provisioned resources: SDK faults
  * (through a {@link FaultInjector} installed for the whole JVM, aimed at one table, bucket or queue),
  * crashes of the function after its writes, and actions on the stack while the producer is half
- * way (killing the runner, restarting Kinesis, splitting a shard), and producer re-sends of events
+ * way (killing the runner, restarting Kinesis, splitting or merging shards), and producer re-sends of events
  * already sent.
  */
 public final class FaultPlan {
@@ -29,7 +29,14 @@ public final class FaultPlan {
         /** kinesis-mock stops and starts again from its persisted data. */
         RESTART_KINESIS,
         /** The first shard of the input stream splits in two. */
-        SPLIT_SHARD
+        SPLIT_SHARD,
+        /** The two open shards of the input stream with the highest hash keys merge into one. */
+        MERGE_SHARDS;
+
+        /** Whether the action reshards the input stream. */
+        boolean reshards() {
+            return this == SPLIT_SHARD || this == MERGE_SHARDS;
+        }
     }
 
     private final PipelineResources resources;
@@ -221,7 +228,13 @@ public final class FaultPlan {
          * the mapping gave up on this one — dropped the lake intent the held call was writing for
          * (the intent is no longer open, and no object holds its records).
          */
-        AFTER_ABANDONED
+        AFTER_ABANDONED,
+        /**
+         * Once every mid-stream action ({@link #midway}) is done and the invocation timed out: the
+         * invocation is in flight, its call held, across the whole action (a reshard), and the call
+         * lands after it while the batch's retry runs.
+         */
+        AFTER_ACTIONS
     }
 
     /** A call held until its invocation timed out ({@link #late}). */

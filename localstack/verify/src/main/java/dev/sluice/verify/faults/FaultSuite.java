@@ -19,6 +19,7 @@ import dev.sluice.local.LocalPipeline;
 import dev.sluice.local.esm.LocalFunction;
 import dev.sluice.verify.faults.FaultPlan.Action;
 import dev.sluice.verify.reconcile.AggregatingProducer;
+import dev.sluice.verify.reconcile.LakeClaimCheck;
 import dev.sluice.verify.reconcile.LakeLedgerCheck;
 import dev.sluice.verify.reconcile.LakeOrder;
 import dev.sluice.verify.reconcile.LedgerEntry;
@@ -60,6 +61,9 @@ public final class FaultSuite {
     private static final String INPUT = "payments-raw";
     private static final String AGGREGATE = "spend-per-currency-hourly";
     private static final Duration STALL = Duration.ofSeconds(90);
+    // the payments-pf test pipeline (parallelizationFactor 4, claim mode): its logical names
+    private static final String PF_TABLE = "payments-pf-by-id";
+    private static final String PF_AGGREGATE = "spend-per-customer-hourly";
 
     /**
      * One row of the table.
@@ -134,6 +138,34 @@ public final class FaultSuite {
         this.payments = payments;
         this.repository = repository;
         this.workDirectory = workDirectory;
+    }
+
+    /** The {@code payments-pf} test pipeline's definition, read on first use. */
+    private PipelineDefinition paymentsPf;
+
+    private Path pfPipelines;
+
+    /**
+     * The {@code payments-pf} test pipeline ({@code /sluice/pf/payments-pf.yaml} on the class path),
+     * copied into a folder of definitions under the work directory for the function to read.
+     */
+    private synchronized PipelineDefinition paymentsPf() {
+        if (paymentsPf == null) {
+            String file = FaultScenario.PAYMENTS_PF + ".yaml";
+            try (java.io.InputStream yaml = FaultSuite.class.getResourceAsStream("/sluice/pf/" + file)) {
+                if (yaml == null) {
+                    throw new IllegalStateException("no /sluice/pf/" + file + " on the class path");
+                }
+                pfPipelines = Files.createDirectories(workDirectory.resolve("pipelines-pf"));
+                Files.write(pfPipelines.resolve(file), yaml.readAllBytes());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot copy the " + FaultScenario.PAYMENTS_PF + " pipeline", e);
+            }
+            paymentsPf = new dev.sluice.core.definition.DefinitionLoader(
+                            dev.sluice.core.schema.SchemaCatalog.fromDirectory(repository.resolve("schemas"), mapper))
+                    .load(pfPipelines.resolve(file));
+        }
+        return paymentsPf;
     }
 
     /** The size limit of the producer's aggregates when the whole suite aggregates. */
@@ -314,6 +346,45 @@ public final class FaultSuite {
                         failure -> new FailureDefinition(
                                 failure.deadLetterQueue(), 0, failure.maxRecordAgeSeconds(), false)),
                 new FaultScenario(
+                                "pf-crash-mid-batch",
+                                "parallelizationFactor 4 (claim mode): invocations die in the middle of their batch while"
+                                        + " the shard's other batches run: after a deduplicate write (before the lake put),"
+                                        + " after a lake put (before the aggregate), and after all their writes",
+                                n,
+                                0.02,
+                                plan -> plan.sdk("PutItem", plan.table(PF_TABLE), 20, Fault.CRASH)
+                                        .sdk("PutObject", plan.bucket(), 3, Fault.CRASH)
+                                        .crashAfterWrites(6))
+                        .on(FaultScenario.PAYMENTS_PF),
+                new FaultScenario(
+                                "pf-overlapping-batches",
+                                "parallelizationFactor 4 (claim mode): batches of one shard overlap: invocations outlast"
+                                        + " their timeout, their lake PUTs, deduplicate write and aggregate update land after"
+                                        + " (or while) the retry runs; a batch also runs twice at once",
+                                n,
+                                0.02,
+                                plan -> plan.functionTimeout(Duration.ofSeconds(8))
+                                        .late("PutObject", plan.bucket(), 1, FaultPlan.Release.AFTER_RETRY)
+                                        .late("PutObject", plan.bucket(), 3, FaultPlan.Release.AT_TIMEOUT)
+                                        .late("PutItem", plan.table(PF_TABLE), 120, FaultPlan.Release.AFTER_RETRY)
+                                        .late("UpdateItem", plan.table(PF_AGGREGATE), 4, FaultPlan.Release.AFTER_RETRY)
+                                        .deliverTwiceAtOnce(10))
+                        .on(FaultScenario.PAYMENTS_PF),
+                new FaultScenario(
+                                "pf-reshard",
+                                "parallelizationFactor 4 (claim mode): the first shard splits, its upper child and the"
+                                        + " second shard merge, while an invocation of the first batches is held in flight"
+                                        + " (each shard is a parent); it times out, its lake PUT lands after the reshard"
+                                        + " while the retry runs; a later deduplicate write's response is lost",
+                                n,
+                                0.02,
+                                plan -> plan.functionTimeout(Duration.ofSeconds(8))
+                                        .late("PutObject", plan.bucket(), 2, FaultPlan.Release.AFTER_ACTIONS)
+                                        .sdk("PutItem", plan.table(PF_TABLE), 240, Fault.RESPONSE_LOST)
+                                        .midway(Action.SPLIT_SHARD)
+                                        .midway(Action.MERGE_SHARDS))
+                        .on(FaultScenario.PAYMENTS_PF),
+                new FaultScenario(
                         "chaos",
                         "all of the above at once, the IAM scenarios aside",
                         n,
@@ -334,13 +405,20 @@ public final class FaultSuite {
     /** Runs one scenario and reconciles it. */
     public Row run(FaultScenario scenario) {
         long started = System.nanoTime();
-        String stageName = payments.stages().keySet().iterator().next();
-        PipelineDefinition definition = withFailure(payments, stageName, scenario.failure());
+        PipelineDefinition base = scenario.pipeline().equals(FaultScenario.PAYMENTS_PF) ? paymentsPf() : payments;
+        String stageName = base.stages().keySet().iterator().next();
+        PipelineDefinition definition = withFailure(base, stageName, scenario.failure());
         StageDefinition stage = definition.stage(stageName);
         ResourceNames names = ResourceNames.random();
         Path metrics = workDirectory.resolve(scenario.name() + "-" + names.suffix() + ".metrics.jsonl");
-        LocalPipeline pipeline = LocalPipeline.provision(aws, definition, names, repository)
-                .withEnvironment(Map.of(EnvironmentNames.METRICS_FILE, metrics.toString()));
+        Map<String, String> environment = new java.util.LinkedHashMap<>();
+        environment.put(EnvironmentNames.METRICS_FILE, metrics.toString());
+        if (scenario.pipeline().equals(FaultScenario.PAYMENTS_PF)) {
+            // the function reads its definition as the suite does: the test pipeline's folder
+            environment.put(EnvironmentNames.PIPELINES_DIR, pfPipelines.toString());
+        }
+        LocalPipeline pipeline =
+                LocalPipeline.provision(aws, definition, names, repository).withEnvironment(environment);
         FaultPlan plan = new FaultPlan(pipeline.resources(), stageName);
         scenario.plan().accept(plan);
         if (aggregating && plan.aggregateBytes() == 0) {
@@ -387,10 +465,9 @@ public final class FaultSuite {
             }
             ledger.addAll(aggregating != null ? aggregating.send(rest, done -> {}) : producer.send(rest, done -> {}));
             if (aggregating != null) {
-                // the producer keeps its shard map: listed at its first send, again once per reshard it met
-                long reshards = plan.actions().stream()
-                        .filter(a -> a == Action.SPLIT_SHARD)
-                        .count();
+                // the producer keeps its shard map: listed at its first send, again once its puts met the
+                // reshards (all done at one moment, between its two sends)
+                long reshards = plan.actions().stream().anyMatch(Action::reshards) ? 1 : 0;
                 if (aggregating.shardListings() != 1 + reshards) {
                     problems.add("the producer listed the shards " + aggregating.shardListings() + " times, not 1 + "
                             + reshards + " reshard(s)");
@@ -449,6 +526,10 @@ public final class FaultSuite {
                                         () -> function.timeouts() > before
                                                 && function.retriedTimeouts() >= function.timeouts();
                                     case AFTER_ABANDONED -> afterAbandoned(plan, function, before, ledgerTable);
+                                    case AFTER_ACTIONS ->
+                                        () -> function.timeouts() > before
+                                                && plan.actionsDone()
+                                                        >= plan.actions().size();
                                 };
                             },
                             STALL);
@@ -603,8 +684,31 @@ public final class FaultSuite {
                 aws.restartKinesis();
             }
             case SPLIT_SHARD -> split(stream);
+            case MERGE_SHARDS -> merge(stream);
         }
         LOG.info("fault action {} done", action);
+    }
+
+    /**
+     * Merges the two open shards with the highest hash keys (adjacent: open shards cover the key space
+     * without gaps): after a split of the first shard, its upper child and the next shard.
+     */
+    private void merge(String stream) {
+        List<Shard> open = aws.kinesis().listShards(b -> b.streamName(stream)).shards().stream()
+                .filter(s -> s.sequenceNumberRange().endingSequenceNumber() == null)
+                .sorted(java.util.Comparator.comparing(
+                        (Shard s) -> new BigInteger(s.hashKeyRange().startingHashKey())))
+                .toList();
+        if (open.size() < 2) {
+            throw new IllegalStateException(
+                    "stream " + stream + " has " + open.size() + " open shard(s): none to merge");
+        }
+        Shard lower = open.get(open.size() - 2);
+        Shard upper = open.get(open.size() - 1);
+        aws.kinesis()
+                .mergeShards(
+                        b -> b.streamName(stream).shardToMerge(lower.shardId()).adjacentShardToMerge(upper.shardId()));
+        awaitActive(stream, "the merge");
     }
 
     private void split(String stream) {
@@ -618,6 +722,10 @@ public final class FaultSuite {
         aws.kinesis()
                 .splitShard(
                         b -> b.streamName(stream).shardToSplit(parent.shardId()).newStartingHashKey(middle.toString()));
+        awaitActive(stream, "the split");
+    }
+
+    private void awaitActive(String stream, String after) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (aws.kinesis()
                         .describeStreamSummary(b -> b.streamName(stream))
@@ -625,7 +733,7 @@ public final class FaultSuite {
                         .streamStatus()
                 != StreamStatus.ACTIVE) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("stream " + stream + " did not become active after the split");
+                throw new IllegalStateException("stream " + stream + " did not become active after " + after);
             }
             LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
         }
@@ -697,6 +805,23 @@ public final class FaultSuite {
         // every object of the lake named by its ledger; nothing under the key of an abandoned intent
         problems.addAll(new LakeLedgerCheck(aws.s3(), aws.dynamoDb())
                 .check(resources.bucket(), lakePrefix, resources.ledgerTable(), plan.abandonedKeys()));
+        if (dev.sluice.aws.sink.S3LakeSink.claimMode(stage)) {
+            // claim mode writes no ledger: every object holding records is the one its events' deduplicate
+            // items name, and the ledger holds nothing
+            LakeClaimCheck.Result claims = new LakeClaimCheck(aws.s3(), aws.dynamoDb())
+                    .check(
+                            resources.bucket(),
+                            lakePrefix,
+                            resources.tables().get(stage.deduplicate()),
+                            resources.ledgerTable());
+            problems.addAll(claims.problems());
+            LOG.info(
+                    "scenario {} (claim mode): {} lake objects holding {} events, {} tombstones",
+                    scenario.name(),
+                    claims.figures().objects(),
+                    claims.figures().events(),
+                    claims.figures().tombstones());
+        }
         if (r.givenUp() > 0 && stage.failure().maxRetryAttempts() != 0) {
             // only a scenario that plans it may see batches given up: elsewhere they are records lost
             problems.add(r.givenUp() + " events given up by the event-source mapping (retries or record age"
@@ -729,6 +854,21 @@ public final class FaultSuite {
                     + ": the faults forced no redelivery");
         }
         double seconds = (System.nanoTime() - started) / 1e9;
+        LOG.info(
+                "scenario {}: events={} deliveries={} effects={} absorbed={} dlq={} lost={} duplicates={}"
+                        + " order_violations={} faults={}/{} problems={}",
+                scenario.name(),
+                ledger.size(),
+                deliveries,
+                effects,
+                absorbed,
+                r.deadLettered(),
+                r.lost(),
+                r.duplicates(),
+                order.violations(),
+                fired,
+                planned,
+                problems.size());
         return new Row(
                 scenario.name(),
                 scenario.description(),

@@ -83,10 +83,22 @@ public final class LakeOrder {
         return at < 0 ? key : key.substring(at, key.indexOf('-', at + "shardId-".length()));
     }
 
-    /** The sortable first position at the end of an object's name. */
+    /**
+     * The sortable first position in an object's name, after its shard: {@code
+     * …-shardId-000000000001-<position>[.g<generation>].jsonl.gz} (the commit ledger's keys) or {@code
+     * …-shardId-000000000001-<position>-<token>.jsonl.gz} (claim mode's, whose random token must not
+     * order them).
+     */
     static String position(String key) {
         String name = key.endsWith(".jsonl.gz") ? key.substring(0, key.length() - ".jsonl.gz".length()) : key;
-        return name.substring(name.lastIndexOf('-') + 1);
+        int shard = name.lastIndexOf("shardId-");
+        int afterShard = shard < 0 ? -1 : name.indexOf('-', shard + "shardId-".length());
+        if (afterShard < 0) {
+            return name.substring(name.lastIndexOf('-') + 1);
+        }
+        String rest = name.substring(afterShard + 1);
+        int token = rest.indexOf('-');
+        return token < 0 ? rest : rest.substring(0, token);
     }
 
     private List<String> eventIds(String bucket, String key) {
