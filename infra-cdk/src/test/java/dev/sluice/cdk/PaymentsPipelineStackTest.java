@@ -158,7 +158,7 @@ class PaymentsPipelineStackTest {
                 Map.ofEntries(
                         Map.entry("EventSourceArn", getAtt(stack.getStream("payments-raw"), "Arn")),
                         Map.entry("FunctionName", ref(validate.getAlias())),
-                        Map.entry("BatchSize", 100),
+                        Map.entry("BatchSize", 500),
                         Map.entry("MaximumBatchingWindowInSeconds", 1),
                         Map.entry("ParallelizationFactor", 1),
                         Map.entry("StartingPosition", "TRIM_HORIZON"),
@@ -197,12 +197,12 @@ class PaymentsPipelineStackTest {
     void functionHasTheStagesMemoryTimeoutAndReservedConcurrencyAndC1OnlyJvmFlags() {
         LambdaStage validate = stack.getLambdaStage("validate");
         assertThat(definition.stage("validate").function())
-                .isEqualTo(new dev.sluice.core.definition.FunctionDefinition(1024, 60, 4));
+                .isEqualTo(new dev.sluice.core.definition.FunctionDefinition(2048, 60, 4, 24));
         template.hasResourceProperties(
                 "AWS::Lambda::Function",
                 Match.objectLike(Map.of(
                         "Handler", "dev.sluice.lambda.KinesisStageHandler::handleRequest",
-                        "MemorySize", 1024,
+                        "MemorySize", 2048,
                         "Timeout", 60,
                         "ReservedConcurrentExecutions", 4)));
         assertThat(TemplateQueries.environment(template, validate.getFunction()))

@@ -75,7 +75,7 @@ class DefinitionLoaderTest {
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(SinkDefinition.Kind.LAKE, "payments-lake"),
                         org.assertj.core.groups.Tuple.tuple(SinkDefinition.Kind.TABLE, "payments-by-id"));
-        assertThat(validate.batching().batchSize()).isEqualTo(100);
+        assertThat(validate.batching().batchSize()).isEqualTo(500);
         assertThat(validate.batching().batchingWindowSeconds()).isEqualTo(1);
         assertThat(validate.failure().deadLetterQueue()).isEqualTo("payments-dlq");
         assertThat(validate.failure().maxRetryAttempts()).isEqualTo(3);
@@ -322,7 +322,7 @@ class DefinitionLoaderTest {
         FunctionDefinition payments = loader.load(TestFiles.root().resolve("pipelines/payments.yaml"))
                 .stage("validate")
                 .function();
-        assertThat(payments).isEqualTo(new FunctionDefinition(1024, 60, 4, 8));
+        assertThat(payments).isEqualTo(new FunctionDefinition(2048, 60, 4, 24));
     }
 
     @ParameterizedTest(name = "{0}")
