@@ -16,7 +16,9 @@ import java.net.InetSocketAddress;
  * call lands on a connection the gate already closed and fails with "The target server failed to
  * respond" on all of the SDK's attempts — a failure AWS would never cause. So the limit is raised
  * to {@value #IDLE_CONNECTIONS} before the JDK reads it (once, when its first server is made),
- * unless the property is set already.
+ * unless the property is set already. That holds only when this is the JVM's first server: the
+ * build sets the property for every test JVM (root pom, surefire and failsafe), and in the
+ * launcher's JVM the local stack's fronts are the first servers made.
  */
 public final class LoopbackHttpServer {
 

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A local front keeps every idle keep-alive connection a client holds, as an AWS endpoint does:
- * more than the JDK server's default 200 of them, each answering its next request.
+ * more than the JDK server's default 200 of them, each answering its next request. The JDK reads
+ * its limit once, when the JVM's first server is made; the build's test JVMs get it from the
+ * surefire and failsafe configuration, the launcher's JVM from {@link LoopbackHttpServer}, whose
+ * servers are the first it makes. With the JDK's default this answers 200 of 260.
  */
 class LoopbackHttpServerTest {
 
@@ -49,8 +52,6 @@ class LoopbackHttpServerTest {
                 }
             }
             assertThat(answered).isEqualTo(CONNECTIONS);
-            assertThat(System.getProperty(LoopbackHttpServer.IDLE_CONNECTIONS_PROPERTY))
-                    .isEqualTo(Integer.toString(LoopbackHttpServer.IDLE_CONNECTIONS));
         } finally {
             for (Socket socket : sockets) {
                 socket.close();
