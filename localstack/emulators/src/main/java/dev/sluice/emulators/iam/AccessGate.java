@@ -103,7 +103,7 @@ public final class AccessGate implements AutoCloseable {
         this.region = region;
         this.control = control;
         this.mapper = new RequestMapper(region, account);
-        this.server = dev.sluice.emulators.LoopbackHttpServer.bind(128);
+        this.server = dev.sluice.emulators.http.LoopbackHttpServer.bind(128);
         this.executor = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "access-gate-" + service.prefix() + "-" + THREADS.incrementAndGet());
             thread.setDaemon(true);

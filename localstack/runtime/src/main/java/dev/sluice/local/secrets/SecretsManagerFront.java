@@ -73,7 +73,7 @@ public final class SecretsManagerFront implements AutoCloseable {
         this.namesByArn = Map.copyOf(namesByArn);
         this.files = new FileSecretProvider(folder);
         try {
-            this.server = dev.sluice.emulators.LoopbackHttpServer.bind(64);
+            this.server = dev.sluice.emulators.http.LoopbackHttpServer.bind(64);
         } catch (IOException e) {
             throw new IllegalStateException("cannot bind the local Secrets Manager front: " + e.getMessage(), e);
         }

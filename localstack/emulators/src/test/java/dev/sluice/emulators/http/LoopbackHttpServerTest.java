@@ -1,4 +1,4 @@
-package dev.sluice.emulators;
+package dev.sluice.emulators.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

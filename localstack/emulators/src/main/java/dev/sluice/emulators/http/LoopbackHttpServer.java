@@ -1,4 +1,4 @@
-package dev.sluice.emulators;
+package dev.sluice.emulators.http;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
