@@ -3,16 +3,10 @@ package dev.sluice.verify.reconcile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.aws.sink.DynamoDbStateSink;
 import dev.sluice.aws.sink.S3LakeSink;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -101,17 +95,6 @@ public final class LakeClaimCheck {
     }
 
     private List<String> eventIds(String bucket, String key) {
-        List<String> ids = new ArrayList<>();
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(
-                new GZIPInputStream(s3.getObject(b -> b.bucket(bucket).key(key))), StandardCharsets.UTF_8))) {
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (!line.isBlank()) {
-                    ids.add(mapper.readTree(line).path("eventId").asText());
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read s3://" + bucket + "/" + key, e);
-        }
-        return ids;
+        return LakeOrder.eventIds(s3, mapper, bucket, key);
     }
 }

@@ -102,6 +102,11 @@ public final class LakeOrder {
     }
 
     private List<String> eventIds(String bucket, String key) {
+        return eventIds(s3, mapper, bucket, key);
+    }
+
+    /** The eventIds of one lake object (gzipped JSON lines), in its line order. */
+    static List<String> eventIds(S3Client s3, ObjectMapper mapper, String bucket, String key) {
         List<String> ids = new ArrayList<>();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(
                 new GZIPInputStream(s3.getObject(b -> b.bucket(bucket).key(key))), StandardCharsets.UTF_8))) {
