@@ -32,4 +32,10 @@ public record BatchingDefinition(
         parallelizationFactor = parallelizationFactor == null ? 1 : parallelizationFactor;
         startingPosition = startingPosition == null ? StartingPosition.TRIM_HORIZON : startingPosition;
     }
+
+    /** This batching with another batch size. */
+    public BatchingDefinition withBatchSize(int size) {
+        return new BatchingDefinition(
+                size, batchingWindowSeconds, parallelizationFactor, startingPosition, startingPositionTimestamp);
+    }
 }

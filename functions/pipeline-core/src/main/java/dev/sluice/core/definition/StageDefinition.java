@@ -40,4 +40,14 @@ public record StageDefinition(
         failure = failure == null ? FailureDefinition.DEFAULTS : failure;
         function = function == null ? FunctionDefinition.DEFAULTS : function;
     }
+
+    /** This stage with another failure policy. */
+    public StageDefinition withFailure(FailureDefinition other) {
+        return new StageDefinition(input, consumer, handler, steps, sinks, batching, other, deduplicate, function);
+    }
+
+    /** This stage with other batching. */
+    public StageDefinition withBatching(BatchingDefinition other) {
+        return new StageDefinition(input, consumer, handler, steps, sinks, other, failure, deduplicate, function);
+    }
 }

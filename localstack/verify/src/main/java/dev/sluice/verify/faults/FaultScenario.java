@@ -1,6 +1,6 @@
 package dev.sluice.verify.faults;
 
-import dev.sluice.core.definition.FailureDefinition;
+import dev.sluice.core.definition.StageDefinition;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -12,8 +12,8 @@ import java.util.function.UnaryOperator;
  * @param events how many events the producer sends (the suite may scale it)
  * @param invalidShare the share of deliberately bad events (poison records)
  * @param plan fills in the faults once the scenario's resources exist
- * @param failure the stage's failure policy for this scenario (retries, record age, bisection), made
- *     from the definition's; the template and so the local event-source mapping then carry it
+ * @param stage the stage as this scenario runs it (its failure policy, its batching), made from the
+ *     definition's; the template and so the local event-source mapping then carry it
  * @param pipeline the pipeline it runs: {@link #PAYMENTS} ({@code pipelines/payments.yaml}) or {@link
  *     #PAYMENTS_PF} (the {@code payments-pf} test pipeline: parallelizationFactor 4, its lake claimed
  *     through the deduplicate table)
@@ -24,7 +24,7 @@ public record FaultScenario(
         int events,
         double invalidShare,
         Consumer<FaultPlan> plan,
-        UnaryOperator<FailureDefinition> failure,
+        UnaryOperator<StageDefinition> stage,
         String pipeline) {
 
     /** {@code pipelines/payments.yaml}, the pipeline of most scenarios. */
@@ -42,30 +42,30 @@ public record FaultScenario(
         }
     }
 
-    /** A payments scenario with this failure policy. */
+    /** A payments scenario that runs the stage changed so. */
     public FaultScenario(
             String name,
             String description,
             int events,
             double invalidShare,
             Consumer<FaultPlan> plan,
-            UnaryOperator<FailureDefinition> failure) {
-        this(name, description, events, invalidShare, plan, failure, PAYMENTS);
+            UnaryOperator<StageDefinition> stage) {
+        this(name, description, events, invalidShare, plan, stage, PAYMENTS);
     }
 
-    /** A payments scenario with the definition's failure policy. */
+    /** A payments scenario that runs the stage as defined. */
     public FaultScenario(String name, String description, int events, double invalidShare, Consumer<FaultPlan> plan) {
         this(name, description, events, invalidShare, plan, UnaryOperator.identity());
     }
 
     /** The same scenario on another pipeline ({@link #PAYMENTS} or {@link #PAYMENTS_PF}). */
     public FaultScenario on(String other) {
-        return new FaultScenario(name, description, events, invalidShare, plan, failure, other);
+        return new FaultScenario(name, description, events, invalidShare, plan, stage, other);
     }
 
     /** The same scenario with another volume. */
     public FaultScenario withEvents(int count) {
-        return new FaultScenario(name, description, count, invalidShare, plan, failure, pipeline);
+        return new FaultScenario(name, description, count, invalidShare, plan, stage, pipeline);
     }
 
     @Override
