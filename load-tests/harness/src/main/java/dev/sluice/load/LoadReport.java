@@ -1,6 +1,7 @@
 package dev.sluice.load;
 
 import dev.sluice.planner.CostModel;
+import dev.sluice.planner.ModelledStages;
 import dev.sluice.report.Chart;
 import dev.sluice.report.Report;
 import java.time.Instant;
@@ -147,6 +148,24 @@ public final class LoadReport {
                             c.requiredBasis(),
                             c.margin()));
         }
+        if (r.modelled() != null) {
+            for (ModelledStages.Stage m : r.modelled().stages()) {
+                summary.put(
+                        "modelled in AWS " + m.stage() + " (" + m.consumer() + ")",
+                        fmt(
+                                "batch p50 %,.0f ms · p99 %,.0f ms (%,d records); ceiling %,.0f events/s a shard"
+                                        + " (goal ≥ %,.0f: %s; %s binds)",
+                                m.batchP50Millis(),
+                                m.batchP99Millis(),
+                                m.batchSize(),
+                                m.ceilingPerShard(),
+                                m.goalPerShard(),
+                                m.ceilingPerShard() >= m.goalPerShard() ? "met" : "not met",
+                                m.binding()));
+            }
+        } else {
+            summary.put("modelled in AWS", NO_BENCH.formatted(r.pipeline(), r.pipeline()));
+        }
         summary.put("invocations", fmt("%,d", r.invocations()));
         summary.put("dead-lettered (reported)", fmt("%,d", r.deadLetteredReported()));
         if (r.reconciliation() != null) {
@@ -291,6 +310,9 @@ public final class LoadReport {
         if (!r.capacity().isEmpty()) {
             tables.add(capacityTable(r.capacity()));
         }
+        if (r.modelled() != null) {
+            tables.add(modelledTable(r.modelled()));
+        }
         List<BatchTime> batchTimes = BatchTime.of(r);
         if (!batchTimes.isEmpty()) {
             tables.add(new Report.Table(
@@ -359,6 +381,62 @@ public final class LoadReport {
                 tables,
                 NOTES,
                 r);
+    }
+
+    /** Said when no handler bench of the run's pipeline is in the reports folder. */
+    public static final String NO_BENCH = "not in this report: no handler bench of %s in the reports folder"
+            + " (./sluice bench handler --pipeline pipelines/%s.yaml models every stage's AWS batch, ceiling and"
+            + " requests without the emulators; a load run made after it shows them here)";
+
+    /** Per stage as the newest handler bench modelled it in AWS: CPU, requests, batch, ceiling. */
+    static Report.Table modelledTable(ModelledStages modelled) {
+        return new Report.Table(
+                "Modelled in AWS a shard (handler bench)",
+                List.of(
+                        "stage",
+                        "consumer",
+                        "batch size",
+                        "CPU on",
+                        "CPU µs/event (Sluice / hand-written)",
+                        "requests per 1,000 events",
+                        "modelled batch p50 / p99 / mean ms",
+                        "ceiling events/s a shard",
+                        "goal",
+                        "binds"),
+                modelled.stages().stream()
+                        .map(m -> List.of(
+                                m.stage(),
+                                m.consumer(),
+                                fmt("%,d (PF %d)", m.batchSize(), m.parallelization()),
+                                m.memoryMb() > 0
+                                        ? fmt("%,d MB (%.2f vCPU)", m.memoryMb(), m.vcpu())
+                                        : fmt("%.2f vCPU", m.vcpu()),
+                                m.naiveCpuMicrosPerEvent() > 0
+                                        ? fmt(
+                                                "%,.1f / %,.1f (%.2f)",
+                                                m.cpuMicrosPerEvent(),
+                                                m.naiveCpuMicrosPerEvent(),
+                                                m.cpuMicrosPerEvent() / m.naiveCpuMicrosPerEvent())
+                                        : fmt("%,.1f", m.cpuMicrosPerEvent()),
+                                String.join(
+                                        ", ",
+                                        m.requestsPer1000().entrySet().stream()
+                                                .sorted(Map.Entry.comparingByKey())
+                                                .map(e -> fmt("%s %,.1f", e.getKey(), e.getValue()))
+                                                .toList()),
+                                fmt(
+                                        "%,.0f / %,.0f / %,.1f",
+                                        m.batchP50Millis(), m.batchP99Millis(), m.batchMeanMillis()),
+                                fmt("%,.0f", m.ceilingPerShard()),
+                                fmt(
+                                        "≥ %,.0f: %s",
+                                        m.goalPerShard(), m.ceilingPerShard() >= m.goalPerShard() ? "met" : "not met"),
+                                m.binding()))
+                        .toList(),
+                "from " + modelled.report() + " (" + modelled.generatedAt() + "): the stage's real handler"
+                        + " against a loopback AWS stub, its CPU and call graph modelled with AWS's published"
+                        + " latencies (load-tests/README.md \"Modelled AWS ceiling a shard\"); no emulator CPU"
+                        + " in these figures, unlike the capacity table above");
     }
 
     /** Per stage: measured duration per batch, the per-shard ceiling, real time or not, GB-seconds. */

@@ -39,6 +39,9 @@ import java.util.List;
  * @param downstream the aggregates of the stages behind the first one (behind a re-key hop), each
  *     reconciled against the events the first stage kept (empty when there are none, or on AWS)
  * @param cpu CPU time per process of the local stack during the run (null on AWS)
+ * @param modelled the pipeline's stages as the newest handler bench modelled them in AWS ({@code
+ *     ./sluice bench handler}), null when no bench of the pipeline is in the reports folder; its cost
+ *     is the {@code Sluice (modelled in AWS)} entry of {@code costs}
  */
 public record LoadResult(
         String pipeline,
@@ -67,7 +70,8 @@ public record LoadResult(
         boolean awsLatency,
         java.util.Map<String, Long> delayedCalls,
         java.util.Map<String, Reconciler.AggregateReconciliation> downstream,
-        ProcessCpu.Usage cpu) {
+        ProcessCpu.Usage cpu,
+        dev.sluice.planner.ModelledStages modelled) {
 
     public LoadResult {
         downstream = java.util.Map.copyOf(downstream);
@@ -124,6 +128,7 @@ public record LoadResult(
                 false,
                 java.util.Map.of(),
                 java.util.Map.of(),
+                null,
                 null);
     }
 

@@ -582,6 +582,14 @@ public final class LoadRun {
                                                 .count(),
                                         msBasis),
                                 PriceTable.bundled());
+        dev.sluice.planner.ModelledStages modelled = dev.sluice.planner.ModelledStages.newest(
+                        settings.reports(), definition.pipeline())
+                .orElse(null);
+        if (modelled != null && !costs.isEmpty()) {
+            costs = new ArrayList<>(costs);
+            costs.add(modelledCost(
+                    modelled, stage, events, bytes, events / endToEnd, shards, producerRecords, functionRows));
+        }
         return new LoadResult(
                 definition.pipeline(),
                 stageName,
@@ -612,7 +620,63 @@ public final class LoadRun {
                 awsLatency,
                 delayedCalls,
                 downstream,
-                cpu);
+                cpu,
+                modelled);
+    }
+
+    /**
+     * The run's stream priced with the handler bench's figures for the functions: its requests per
+     * event (every benched stage's, the hop's included) scaled to the run's events, full batches of
+     * the definition's size, each at the bench's modelled mean duration of the first stage.
+     */
+    private static CostModel.Breakdown modelledCost(
+            dev.sluice.planner.ModelledStages modelled,
+            StageDefinition stage,
+            long events,
+            double bytes,
+            double eventsPerSecond,
+            int shards,
+            long producerRecords,
+            List<CostModel.Requests> measuredRows) {
+        dev.sluice.planner.ModelledStages.Stage first = modelled.stages().get(0);
+        List<CostModel.Requests> rows = new ArrayList<>();
+        modelled.requestsPer1000().forEach((call, per1000) -> {
+            String[] parts = call.split(" ", 2);
+            long requests = Math.round(per1000 * events / 1000.0);
+            // the bench counts requests; a batched call's entries are taken from this run's ratio
+            long entries = measuredRows.stream()
+                    .filter(r -> r.operation().equals(parts[1])
+                            && CostModel.service(r.service()).equals(CostModel.service(parts[0])))
+                    .filter(r -> r.requests() > 0)
+                    .findFirst()
+                    .map(r -> Math.round(requests * (double) r.entries() / r.requests()))
+                    .orElse(requests);
+            rows.add(new CostModel.Requests(parts[0], parts[1], requests, entries));
+        });
+        long batches = Math.max(1, (long) Math.ceil(events / (double) Math.max(1, first.batchSize())));
+        return CostModel.modelled(
+                new CostModel.Inputs(
+                        events,
+                        bytes,
+                        eventsPerSecond,
+                        shards,
+                        batches,
+                        first.memoryMb() > 0 ? first.memoryMb() : memory(stage),
+                        first.batchMeanMillis(),
+                        producerRecords,
+                        rows,
+                        (int) stage.sinks().stream()
+                                .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
+                                .count(),
+                        (int) stage.sinks().stream()
+                                .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
+                                .count(),
+                        (int) stage.steps().stream()
+                                .filter(t -> t.type() == StepType.AGGREGATE)
+                                .count(),
+                        "modelled by the handler bench"),
+                PriceTable.bundled(),
+                modelled.report() + ", " + modelled.generatedAt());
     }
 
     private static int memory(StageDefinition stage) {

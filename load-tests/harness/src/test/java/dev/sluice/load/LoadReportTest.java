@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.emulators.limits.KinesisLimits;
 import dev.sluice.emulators.limits.ShardMap;
 import dev.sluice.planner.CostModel;
+import dev.sluice.planner.ModelledStages;
 import dev.sluice.planner.PriceTable;
 import dev.sluice.report.ReportWriter;
 import dev.sluice.verify.reconcile.Reconciliation;
@@ -212,6 +213,7 @@ class LoadReportTest {
                 true,
                 java.util.Map.of("DYNAMODB PutItem", 400L, "KINESIS GetRecords", 9L),
                 java.util.Map.of(),
+                null,
                 null);
 
         new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-01T01:00:00Z")));
@@ -231,5 +233,118 @@ class LoadReportTest {
                 .contains("no (×0.22)")
                 .contains("modelled: every call to the local services took a latency drawn from published AWS")
                 .contains("DYNAMODB PutItem 400, KINESIS GetRecords 9");
+    }
+
+    @Test
+    void aHandlerBenchsModelledStagesAndCostAreShownBesideTheRunsMeasurement(@TempDir Path dir) throws IOException {
+        Histogram histogram = new Histogram(3_600_000, 3);
+        histogram.recordValue(1_000);
+        LoadResult b = result(histogram);
+        ModelledStages modelled = new ModelledStages(
+                Path.of("bench-run/report.json"),
+                "2026-12-07T10:59:05Z",
+                List.of(new ModelledStages.Stage(
+                        "payments",
+                        "validate",
+                        "lambda",
+                        500,
+                        2048,
+                        1.16,
+                        1,
+                        428.2,
+                        770.0,
+                        434,
+                        578,
+                        441.5,
+                        1_093,
+                        "processing",
+                        java.util.Map.of("DYNAMODB PutItem", 1_000.0, "S3 PutObject", 2.0))));
+        List<CostModel.Breakdown> costs = new java.util.ArrayList<>(b.costs());
+        costs.add(CostModel.modelled(
+                new CostModel.Inputs(
+                        400,
+                        420,
+                        160,
+                        2,
+                        1,
+                        2048,
+                        441.5,
+                        400,
+                        List.of(
+                                new CostModel.Requests("DYNAMODB", "PutItem", 400, 400),
+                                new CostModel.Requests("S3", "PutObject", 1, 1)),
+                        1,
+                        1,
+                        1),
+                PriceTable.bundled(),
+                "bench-run/report.json"));
+        LoadResult r = withModelled(b, costs, modelled);
+
+        new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-07T12:00:00Z")));
+
+        JsonNode json = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        assertThat(json.at("/data/modelled/stages/0/ceilingPerShard").asDouble())
+                .isEqualTo(1_093);
+        assertThat(json.at("/data/costs/3/design").asText()).isEqualTo(CostModel.MODELLED);
+        assertThat(json.at("/summary/modelled in AWS validate (lambda)").asText())
+                .isEqualTo("batch p50 434 ms · p99 578 ms (500 records); ceiling 1,093 events/s a shard (goal ≥ 1,000:"
+                        + " met; processing binds)");
+        String html = Files.readString(dir.resolve("report.html"));
+        assertThat(html)
+                .contains("Modelled in AWS a shard (handler bench)")
+                .contains("428.2 / 770.0 (0.56)")
+                .contains("DYNAMODB PutItem 1,000.0, S3 PutObject 2.0")
+                .contains("434 / 578 / 441.5")
+                .contains("≥ 1,000: met")
+                .contains("2,048 MB (1.16 vCPU)");
+        // each term of the modelled cost is a line of the cost table, as the measured one's are
+        assertThat(html).contains("Sluice (modelled in AWS)").contains("duration (arm64)");
+    }
+
+    @Test
+    void withoutABenchOfThePipelineTheReportSaysHowToGetTheModel(@TempDir Path dir) throws IOException {
+        Histogram histogram = new Histogram(3_600_000, 3);
+        histogram.recordValue(1_000);
+
+        new ReportWriter()
+                .write(dir, LoadReport.of(result(histogram), histogram, Instant.parse("2026-12-07T12:00:00Z")));
+
+        JsonNode json = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        assertThat(json.at("/summary/modelled in AWS").asText())
+                .startsWith("not in this report: no handler bench of payments in the reports folder")
+                .contains("./sluice bench handler --pipeline pipelines/payments.yaml");
+        assertThat(Files.readString(dir.resolve("report.html"))).doesNotContain("Modelled in AWS a shard");
+    }
+
+    private static LoadResult withModelled(LoadResult b, List<CostModel.Breakdown> costs, ModelledStages modelled) {
+        return new LoadResult(
+                b.pipeline(),
+                b.stage(),
+                b.target(),
+                b.targetRate(),
+                b.produceSeconds(),
+                b.events(),
+                b.producedPerSecond(),
+                b.endToEndSeconds(),
+                b.eventsPerSecond(),
+                b.recordBytes(),
+                b.latency(),
+                b.seconds(),
+                b.invocations(),
+                b.deadLetteredReported(),
+                b.absorbedDuplicates(),
+                b.reconciliation(),
+                b.reconciled(),
+                b.requests(),
+                costs,
+                b.day(),
+                b.stages(),
+                b.limits(),
+                b.capacity(),
+                b.awsLatency(),
+                b.delayedCalls(),
+                b.downstream(),
+                b.cpu(),
+                modelled);
     }
 }

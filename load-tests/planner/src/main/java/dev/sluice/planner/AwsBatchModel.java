@@ -26,7 +26,17 @@ public final class AwsBatchModel {
     /** Read throughput: 2 MiB/s per shard, shared by polling consumers; per consumer with enhanced fan-out. */
     public static final double READ_BYTES_PER_SECOND_PER_SHARD = 2 * 1024 * 1024;
 
+    /** Issue 29's goal a shard for a Lambda stage: a shard at its write limit, 1,000 records/s. */
+    public static final double LAMBDA_GOAL_PER_SHARD = 1_000;
+    /** Issue 29's goal a shard for a KCL stage: a shard's 2 MiB/s out. */
+    public static final double KCL_GOAL_PER_SHARD = 2_000;
+
     private AwsBatchModel() {}
+
+    /** The goal a shard for a stage of this consumer ({@code lambda} or {@code kcl}). */
+    public static double goalPerShard(String consumer) {
+        return "kcl".equalsIgnoreCase(consumer) ? KCL_GOAL_PER_SHARD : LAMBDA_GOAL_PER_SHARD;
+    }
 
     /**
      * A batch's calls.

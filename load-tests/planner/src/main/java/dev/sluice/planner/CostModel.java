@@ -117,6 +117,9 @@ public final class CostModel {
         }
     }
 
+    /** The design name of {@link #modelled}'s breakdown. */
+    public static final String MODELLED = "Sluice (modelled in AWS)";
+
     private CostModel() {}
 
     /** Sluice as measured, the per-record idempotent write and Firehose, in that order. */
@@ -125,6 +128,31 @@ public final class CostModel {
     }
 
     static Breakdown measured(Inputs in, PriceTable prices) {
+        return sluice(
+                in,
+                prices,
+                "Sluice (measured)",
+                "the requests the functions made in this run, per million events; Lambda duration "
+                        + String.format(java.util.Locale.ROOT, "%.1f", in.lambdaMsPerBatch()) + " ms per batch ("
+                        + in.lambdaMsBasis() + ") at " + in.lambdaMemoryMb() + " MB");
+    }
+
+    /**
+     * Sluice modelled in AWS: {@code in} holds a handler bench's requests (scaled to the run's events)
+     * and its modelled batch duration, so no figure carries the emulators' CPU or latency.
+     */
+    public static Breakdown modelled(Inputs in, PriceTable prices, String source) {
+        return sluice(
+                in,
+                prices,
+                MODELLED,
+                "the handler bench's requests per event and its modelled AWS batch of "
+                        + String.format(java.util.Locale.ROOT, "%.1f", in.lambdaMsPerBatch()) + " ms at "
+                        + in.lambdaMemoryMb() + " MB, full batches (" + source
+                        + "); the stream's terms are this run's");
+    }
+
+    private static Breakdown sluice(Inputs in, PriceTable prices, String design, String note) {
         List<Line> lines = new ArrayList<>(ingest(in, prices, true));
         lines.addAll(lambda(in, prices));
         double perEvent = 1e6 / in.events();
@@ -192,12 +220,7 @@ public final class CostModel {
                 "requests",
                 prices.price(PriceTable.SQS_REQUESTS_PER_MILLION) / 1e6));
         lines.add(kms(objects * perEvent, prices));
-        return new Breakdown(
-                "Sluice (measured)",
-                lines,
-                "the requests the functions made in this run, per million events; Lambda duration "
-                        + String.format(java.util.Locale.ROOT, "%.1f", in.lambdaMsPerBatch()) + " ms per batch ("
-                        + in.lambdaMsBasis() + ") at " + in.lambdaMemoryMb() + " MB");
+        return new Breakdown(design, lines, note);
     }
 
     static Breakdown perRecordIdempotency(Inputs in, PriceTable prices) {

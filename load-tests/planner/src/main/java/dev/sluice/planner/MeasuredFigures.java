@@ -194,7 +194,7 @@ public record MeasuredFigures(
         }
     }
 
-    private static java.nio.file.attribute.FileTime modified(Path file) {
+    static java.nio.file.attribute.FileTime modified(Path file) {
         try {
             return Files.getLastModifiedTime(file);
         } catch (IOException e) {

@@ -111,6 +111,18 @@ class CostModelTest {
     }
 
     @Test
+    void theModelledDesignPricesTheSameTermsAsTheMeasuredOneAndNamesItsBench() {
+        CostModel.Breakdown measured = CostModel.measured(inputs(), PRICES);
+        CostModel.Breakdown modelled = CostModel.modelled(inputs(), PRICES, "reports/x/report.json");
+
+        assertThat(modelled.design()).isEqualTo(CostModel.MODELLED);
+        assertThat(byItem(modelled)).isEqualTo(byItem(measured));
+        assertThat(modelled.note())
+                .contains("modelled AWS batch of 200.0 ms at 1024 MB")
+                .contains("reports/x/report.json");
+    }
+
+    @Test
     void perRecordBaselineWritesEveryRecordOnItsOwn() {
         CostModel.Breakdown b = CostModel.perRecordIdempotency(inputs(), PRICES);
         Map<String, Double> usd = byItem(b);

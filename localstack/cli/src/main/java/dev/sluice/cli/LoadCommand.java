@@ -160,7 +160,7 @@ final class LoadCommand implements Command {
                 stageFields(r),
                 downstreamFields(r),
                 cpuFields(r),
-                capacityFields(r),
+                capacityFields(r) + modelledFields(r),
                 outcome.iam());
         return r.reconciliation() == null || r.reconciled() ? 0 : 1;
     }
@@ -271,6 +271,34 @@ final class LoadCommand implements Command {
         return fields.toString();
     }
 
+    /**
+     * Per stage the newest handler bench modelled: {@code <stage>_aws_batch_ms_p50=
+     * <stage>_aws_ceiling_per_shard=}, and {@code aws_usd_per_million=} (the run's stream with the
+     * bench's requests and duration); {@code aws_model=none} without a bench of the pipeline.
+     */
+    static String modelledFields(LoadResult r) {
+        if (r.modelled() == null) {
+            return " aws_model=none";
+        }
+        StringBuilder fields = new StringBuilder();
+        for (dev.sluice.planner.ModelledStages.Stage m : r.modelled().stages()) {
+            String key = m.stage().replace('-', '_');
+            fields.append(String.format(
+                    Locale.ROOT,
+                    " %s_aws_batch_ms_p50=%.0f %s_aws_ceiling_per_shard=%.0f",
+                    key,
+                    m.batchP50Millis(),
+                    key,
+                    m.ceilingPerShard()));
+        }
+        r.costs().stream()
+                .filter(c -> c.design().equals(dev.sluice.planner.CostModel.MODELLED))
+                .findFirst()
+                .ifPresent(
+                        c -> fields.append(String.format(Locale.ROOT, " aws_usd_per_million=%.4f", c.usdPerMillion())));
+        return fields.toString();
+    }
+
     private void summary(LoadResult r) {
         out.println();
         out.printf(
@@ -344,6 +372,26 @@ final class LoadCommand implements Command {
                     c.realTime() ? "real time" : "NOT real time",
                     c.requiredBasis(),
                     c.margin());
+        }
+        if (r.modelled() != null) {
+            for (dev.sluice.planner.ModelledStages.Stage m : r.modelled().stages()) {
+                out.printf(
+                        Locale.ROOT,
+                        "  %-15s modelled in AWS: batch p50 %,.0f ms, p99 %,.0f ms (%,d records); ceiling %,.0f"
+                                + " events/s a shard, goal ≥ %,.0f %s%n",
+                        m.stage(),
+                        m.batchP50Millis(),
+                        m.batchP99Millis(),
+                        m.batchSize(),
+                        m.ceilingPerShard(),
+                        m.goalPerShard(),
+                        m.ceilingPerShard() >= m.goalPerShard() ? "met" : "not met");
+            }
+            out.println("  modelled by     " + r.modelled().report() + " ("
+                    + r.modelled().generatedAt() + ")");
+        } else {
+            out.println(
+                    "  modelled AWS    " + dev.sluice.load.LoadReport.NO_BENCH.formatted(r.pipeline(), r.pipeline()));
         }
         for (dev.sluice.load.BatchTime t : dev.sluice.load.BatchTime.of(r)) {
             out.printf(Locale.ROOT, "  %-15s %s%n", t.stage() + " calls", t.line());

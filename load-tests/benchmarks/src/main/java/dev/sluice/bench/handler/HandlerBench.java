@@ -868,7 +868,7 @@ public final class HandlerBench {
 
     /** Issue 29's goal a shard: 1,000 events/s for a Lambda stage, 2,000 for a KCL stage. */
     static double goal(ConsumerType consumer) {
-        return consumer == ConsumerType.KCL ? 2_000 : 1_000;
+        return AwsBatchModel.goalPerShard(consumer.name());
     }
 
     /** The last line: every figure as {@code key=value}. */
