@@ -561,7 +561,8 @@ public final class LoadRun {
                 events == 0 || batches.isEmpty() // no stage metrics: nothing measured to price
                         ? List.of()
                         : CostModel.price(
-                                new CostModel.Inputs(
+                                costInputs(
+                                        stage,
                                         events,
                                         bytes,
                                         events / endToEnd,
@@ -571,15 +572,6 @@ public final class LoadRun {
                                         msPerBatch,
                                         producerRecords,
                                         functionRows,
-                                        (int) stage.sinks().stream()
-                                                .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
-                                                .count(),
-                                        (int) stage.sinks().stream()
-                                                .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
-                                                .count(),
-                                        (int) stage.steps().stream()
-                                                .filter(t -> t.type() == StepType.AGGREGATE)
-                                                .count(),
                                         msBasis),
                                 PriceTable.bundled());
         dev.sluice.planner.ModelledStages modelled = dev.sluice.planner.ModelledStages.newest(
@@ -655,7 +647,8 @@ public final class LoadRun {
         });
         long batches = Math.max(1, (long) Math.ceil(events / (double) Math.max(1, first.batchSize())));
         return CostModel.modelled(
-                new CostModel.Inputs(
+                costInputs(
+                        stage,
                         events,
                         bytes,
                         eventsPerSecond,
@@ -665,18 +658,44 @@ public final class LoadRun {
                         first.batchMeanMillis(),
                         producerRecords,
                         rows,
-                        (int) stage.sinks().stream()
-                                .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
-                                .count(),
-                        (int) stage.sinks().stream()
-                                .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
-                                .count(),
-                        (int) stage.steps().stream()
-                                .filter(t -> t.type() == StepType.AGGREGATE)
-                                .count(),
                         "modelled by the handler bench"),
                 PriceTable.bundled(),
                 modelled.report() + ", " + modelled.generatedAt());
+    }
+
+    /** The cost model's inputs for this stage: its table sinks, lake sinks and aggregates counted. */
+    private static CostModel.Inputs costInputs(
+            StageDefinition stage,
+            long events,
+            double bytes,
+            double eventsPerSecond,
+            int shards,
+            long invocations,
+            int memoryMb,
+            double msPerBatch,
+            long producerRecords,
+            List<CostModel.Requests> rows,
+            String msBasis) {
+        return new CostModel.Inputs(
+                events,
+                bytes,
+                eventsPerSecond,
+                shards,
+                invocations,
+                memoryMb,
+                msPerBatch,
+                producerRecords,
+                rows,
+                (int) stage.sinks().stream()
+                        .filter(k -> k.kind() == SinkDefinition.Kind.TABLE)
+                        .count(),
+                (int) stage.sinks().stream()
+                        .filter(k -> k.kind() == SinkDefinition.Kind.LAKE)
+                        .count(),
+                (int) stage.steps().stream()
+                        .filter(t -> t.type() == StepType.AGGREGATE)
+                        .count(),
+                msBasis);
     }
 
     private static int memory(StageDefinition stage) {

@@ -186,34 +186,12 @@ class LoadReportTest {
                         List.of(new StageCapacity.Batch(50, 250), new StageCapacity.Batch(50, 250)),
                         420)
                 .priced(1_024, 0.0000133334);
-        LoadResult r = new LoadResult(
-                b.pipeline(),
-                b.stage(),
-                b.target(),
-                b.targetRate(),
-                b.produceSeconds(),
-                b.events(),
-                b.producedPerSecond(),
-                b.endToEndSeconds(),
-                b.eventsPerSecond(),
-                b.recordBytes(),
-                b.latency(),
-                b.seconds(),
-                b.invocations(),
-                b.deadLetteredReported(),
-                b.absorbedDuplicates(),
-                b.reconciliation(),
-                b.reconciled(),
-                b.requests(),
+        LoadResult r = with(
+                b,
                 b.costs(),
-                b.day(),
-                b.stages(),
-                b.limits(),
                 List.of(validate),
                 true,
                 java.util.Map.of("DYNAMODB PutItem", 400L, "KINESIS GetRecords", 9L),
-                java.util.Map.of(),
-                null,
                 null);
 
         new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-01T01:00:00Z")));
@@ -278,7 +256,7 @@ class LoadReportTest {
                         1),
                 PriceTable.bundled(),
                 "bench-run/report.json"));
-        LoadResult r = withModelled(b, costs, modelled);
+        LoadResult r = with(b, costs, b.capacity(), b.awsLatency(), b.delayedCalls(), modelled);
 
         new ReportWriter().write(dir, LoadReport.of(r, histogram, Instant.parse("2026-12-07T12:00:00Z")));
 
@@ -316,7 +294,14 @@ class LoadReportTest {
         assertThat(Files.readString(dir.resolve("report.html"))).doesNotContain("Modelled in AWS a shard");
     }
 
-    private static LoadResult withModelled(LoadResult b, List<CostModel.Breakdown> costs, ModelledStages modelled) {
+    /** {@code b} with these costs, capacity, AWS latency figures and modelled stages. */
+    private static LoadResult with(
+            LoadResult b,
+            List<CostModel.Breakdown> costs,
+            List<StageCapacity> capacity,
+            boolean awsLatency,
+            java.util.Map<String, Long> delayedCalls,
+            ModelledStages modelled) {
         return new LoadResult(
                 b.pipeline(),
                 b.stage(),
@@ -340,9 +325,9 @@ class LoadReportTest {
                 b.day(),
                 b.stages(),
                 b.limits(),
-                b.capacity(),
-                b.awsLatency(),
-                b.delayedCalls(),
+                capacity,
+                awsLatency,
+                delayedCalls,
                 b.downstream(),
                 b.cpu(),
                 modelled);

@@ -19,7 +19,8 @@ class MeasuredFiguresTest {
                     + "\"parallelizationFactor\":1,\"recordsPerBatch\":48.5,\"durationMeanMs\":312.4,"
                     + "\"ceilingPerShard\":163.9},{\"stage\":\"other\",\"consumer\":\"kcl\",\"ceilingPerShard\":5}]}}";
 
-    private static Path write(Path dir, String run, String json, long modifiedMillis) throws IOException {
+    /** A report.json under {@code dir/run} with this modification time (shared with ModelledStagesTest). */
+    static Path write(Path dir, String run, String json, long modifiedMillis) throws IOException {
         Path file = dir.resolve(run).resolve("report.json");
         Files.createDirectories(file.getParent());
         Files.writeString(file, json);

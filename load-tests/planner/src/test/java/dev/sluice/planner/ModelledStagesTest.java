@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,11 +24,7 @@ class ModelledStagesTest {
             + "\"binding\":\"processing\"}}}]}}";
 
     private static Path write(Path dir, String run, String json, long modifiedMillis) throws IOException {
-        Path file = dir.resolve(run).resolve("report.json");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, json);
-        Files.setLastModifiedTime(file, FileTime.fromMillis(modifiedMillis));
-        return file;
+        return MeasuredFiguresTest.write(dir, run, json, modifiedMillis);
     }
 
     @Test
