@@ -37,7 +37,8 @@ final class EmbeddedS3 implements AutoCloseable {
      * (the access gate in front of it knows every principal's key and does).
      */
     static EmbeddedS3 start(String accessKeyId, String secretAccessKey, boolean authenticate) {
-        BlobStore blobStore = BlobStores.create("transient", new Properties());
+        // listings as S3 gives them: never a PUT still in flight (see CommittedListingBlobStore)
+        BlobStore blobStore = new CommittedListingBlobStore(BlobStores.create("transient", new Properties()));
         S3Proxy proxy = S3Proxy.builder()
                 .blobStore(blobStore)
                 .endpoint(URI.create("http://127.0.0.1:0"))

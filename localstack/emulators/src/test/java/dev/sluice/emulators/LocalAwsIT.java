@@ -146,6 +146,44 @@ class LocalAwsIT {
     }
 
     @Test
+    void s3ListsOnlyObjectsWhosePutCompleted(LocalAws aws, ResourceNames names) throws Exception {
+        String bucket = names.name("lake");
+        var s3 = aws.s3();
+        s3.createBucket(r -> r.bucket(bucket));
+        int objects = 40;
+        byte[] body = new byte[512 * 1024];
+        var writer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            var writes = writer.submit(() -> {
+                for (int i = 0; i < objects; i++) {
+                    String key = "dt=2026-12-07/batch-" + i + ".jsonl.gz";
+                    s3.putObject(r -> r.bucket(bucket).key(key), RequestBody.fromBytes(body));
+                }
+            });
+            // a reconciler polling the lake while it is written: every key a listing names can be read
+            List<String> unreadable = new ArrayList<>();
+            int listings = 0;
+            while (!writes.isDone()) {
+                listings++;
+                for (var object :
+                        s3.listObjectsV2Paginator(r -> r.bucket(bucket)).contents()) {
+                    try {
+                        s3.headObject(r -> r.bucket(bucket).key(object.key()));
+                    } catch (S3Exception e) {
+                        unreadable.add(object.key() + " (" + e.statusCode() + ")");
+                    }
+                }
+            }
+            writes.get();
+            assertThat(listings).isPositive();
+            assertThat(unreadable).isEmpty();
+            assertThat(s3.listObjectsV2(r -> r.bucket(bucket)).keyCount()).isEqualTo(objects);
+        } finally {
+            writer.shutdownNow();
+        }
+    }
+
+    @Test
     void sqsSendAndReceive(LocalAws aws, ResourceNames names) {
         String queue = names.name("dlq");
         var sqs = aws.sqs();
