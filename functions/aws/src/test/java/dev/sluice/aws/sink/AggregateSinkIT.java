@@ -223,6 +223,121 @@ class AggregateSinkIT {
         }
     }
 
+    /** A count-only aggregate (as clickstream's views per page per minute): one request per item. */
+    private static final TumblingWindows COUNTS = new TumblingWindows(
+            "views-per-page-per-minute",
+            Duration.ofHours(1),
+            Duration.ofHours(24),
+            EnumSet.of(AggregateFunction.COUNT));
+
+    private static List<PartialAggregate> counts(String shard, int from, int to) {
+        TumblingWindows.Batch batch = COUNTS.startBatch();
+        for (int i = from; i <= to; i++) {
+            Instant at = HOUR.plusSeconds(i);
+            batch.add("/home", at, null, at.plusSeconds(1), shard, sequence(i));
+        }
+        return batch.finish();
+    }
+
+    @Test
+    void aCountOnlyPartialTakesOneRequestAndRedeliveriesStillCountOnce(LocalAws aws, ResourceNames names)
+            throws SinkException {
+        String table = table(aws, names);
+        FaultInjector calls = new FaultInjector();
+        DynamoDbClient client = DynamoDbClient.builder()
+                .endpointOverride(aws.dynamoDbEndpoint())
+                .region(aws.region())
+                .credentialsProvider(aws.credentialsProvider())
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(calls))
+                .build();
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(client, table, WRITERS);
+
+        SinkReport first = sink.write(counts(SHARD_A, 1, 10));
+        int getsAfterFirst = calls.calls("GetItem");
+        int updatesAfterFirst = calls.calls("UpdateItem");
+        SinkReport otherShard = sink.write(counts(SHARD_B, 1, 5));
+        SinkReport replay = sink.write(counts(SHARD_A, 1, 10));
+        SinkReport longer = sink.write(counts(SHARD_A, 6, 15));
+        SinkReport next = sink.write(counts(SHARD_A, 16, 20));
+
+        // a first delivery: one UpdateItem, no read
+        assertThat(first).isEqualTo(new SinkReport(10, 0));
+        assertThat(getsAfterFirst).isZero();
+        assertThat(updatesAfterFirst).isEqualTo(1);
+        assertThat(otherShard).isEqualTo(new SinkReport(5, 0));
+        // a redelivery fails the condition and is read: absorbed whole, or only its new records counted
+        assertThat(replay).isEqualTo(new SinkReport(0, 10));
+        assertThat(longer).isEqualTo(new SinkReport(5, 5));
+        assertThat(next).isEqualTo(new SinkReport(5, 0));
+        assertThat(calls.calls("GetItem")).isEqualTo(2);
+        String pk = "views-per-page-per-minute#/home#" + HOUR;
+        Map<String, AttributeValue> item = aws.dynamoDb()
+                .getItem(b -> b.tableName(table)
+                        .key(Map.of(DynamoDbAggregateSink.PARTITION_KEY, AttributeValue.fromS(pk)))
+                        .consistentRead(true))
+                .item();
+        assertThat(count(item)).isEqualTo(25);
+        assertThat(item).doesNotContainKeys("sum", "min", "max");
+        assertThat(item.get("wm_" + SHARD_A).s()).isEqualTo(SequenceNumbers.fixedWidth(sequence(20)));
+        assertThat(item.get("wm_" + SHARD_B).s()).isEqualTo(SequenceNumbers.fixedWidth(sequence(5)));
+        assertThat(item.get("version").n()).isEqualTo("4");
+        assertThat(item.get("aggregate").s()).isEqualTo("views-per-page-per-minute");
+        assertThat(item.get("windowEnd").s()).isEqualTo("2026-11-30T11:00:00Z");
+    }
+
+    @Test
+    void countOnlyAndReadThenWriteShardsOnOneItemLoseNothing(LocalAws aws, ResourceNames names) throws Exception {
+        String table = table(aws, names);
+        DynamoDbAggregateSink sink = new DynamoDbAggregateSink(aws.dynamoDb(), table, WRITERS);
+        ExecutorService shards = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Long>> applied = new ArrayList<>();
+            for (int s = 0; s < 4; s++) {
+                String shard = "shardId-00000000000" + (s + 2);
+                int lane = s;
+                applied.add(shards.submit(() -> {
+                    long total = 0;
+                    for (int from = 1; from <= 40; from += 4) {
+                        // every other shard also delivers each batch twice, the second time one longer:
+                        // its blind adds race the others' read-then-write rounds on the same item
+                        List<List<PartialAggregate>> deliveries = lane % 2 == 0
+                                ? List.of(counts(shard, from, from + 3))
+                                : List.of(counts(shard, from, from + 2), counts(shard, from, from + 3));
+                        for (List<PartialAggregate> delivery : deliveries) {
+                            while (true) {
+                                try {
+                                    total += sink.write(delivery).applied();
+                                    break;
+                                } catch (SinkException e) {
+                                    if (!e.retryable()) {
+                                        throw e;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    return total;
+                }));
+            }
+            long total = 0;
+            for (Future<Long> f : applied) {
+                total += f.get();
+            }
+
+            assertThat(total).isEqualTo(160);
+            String pk = "views-per-page-per-minute#/home#" + HOUR;
+            Map<String, AttributeValue> item = aws.dynamoDb()
+                    .getItem(b -> b.tableName(table)
+                            .key(Map.of(DynamoDbAggregateSink.PARTITION_KEY, AttributeValue.fromS(pk)))
+                            .consistentRead(true))
+                    .item();
+            assertThat(count(item)).isEqualTo(160);
+        } finally {
+            shards.shutdownNow();
+        }
+    }
+
     @Test
     void minAndMaxSurviveReplays(LocalAws aws, ResourceNames names) throws SinkException {
         String table = table(aws, names);
