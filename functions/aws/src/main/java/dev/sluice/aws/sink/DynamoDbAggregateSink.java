@@ -311,20 +311,7 @@ public final class DynamoDbAggregateSink implements AggregateSink {
         Map<String, String> names = new LinkedHashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
         List<String> sets = new ArrayList<>();
-        set(sets, names, values, AGGREGATE, AttributeValue.fromS(partial.aggregate()));
-        set(sets, names, values, KEY, AttributeValue.fromS(partial.key()));
-        set(
-                sets,
-                names,
-                values,
-                WINDOW_START,
-                AttributeValue.fromS(partial.windowStart().toString()));
-        set(
-                sets,
-                names,
-                values,
-                WINDOW_END,
-                AttributeValue.fromS(partial.windowEnd().toString()));
+        setIdentity(sets, names, values, partial);
         String watermark = "#a" + sets.size();
         set(
                 sets,
@@ -582,20 +569,7 @@ public final class DynamoDbAggregateSink implements AggregateSink {
         Map<String, String> names = new LinkedHashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
         List<String> sets = new ArrayList<>();
-        set(sets, names, values, AGGREGATE, AttributeValue.fromS(identity.aggregate()));
-        set(sets, names, values, KEY, AttributeValue.fromS(identity.key()));
-        set(
-                sets,
-                names,
-                values,
-                WINDOW_START,
-                AttributeValue.fromS(identity.windowStart().toString()));
-        set(
-                sets,
-                names,
-                values,
-                WINDOW_END,
-                AttributeValue.fromS(identity.windowEnd().toString()));
+        setIdentity(sets, names, values, identity);
         long count = (rest == null ? 0 : rest.count())
                 + (item == null ? 0 : number(item, COUNT).longValueExact());
         set(sets, names, values, COUNT, AttributeValue.fromN(Long.toString(count)));
@@ -673,6 +647,28 @@ public final class DynamoDbAggregateSink implements AggregateSink {
                     + " keeps at most " + TumblingWindows.PRECISION + " (what a DynamoDB number holds)");
         }
         set(sets, names, values, attribute, AttributeValue.fromN(result.toPlainString()));
+    }
+
+    /** Sets the item's aggregate, key and window from the partial (the same on every write of the item). */
+    private static void setIdentity(
+            List<String> sets,
+            Map<String, String> names,
+            Map<String, AttributeValue> values,
+            PartialAggregate partial) {
+        set(sets, names, values, AGGREGATE, AttributeValue.fromS(partial.aggregate()));
+        set(sets, names, values, KEY, AttributeValue.fromS(partial.key()));
+        set(
+                sets,
+                names,
+                values,
+                WINDOW_START,
+                AttributeValue.fromS(partial.windowStart().toString()));
+        set(
+                sets,
+                names,
+                values,
+                WINDOW_END,
+                AttributeValue.fromS(partial.windowEnd().toString()));
     }
 
     private static void set(

@@ -89,12 +89,27 @@ class AggregateSinkIT {
     }
 
     private static Map<String, AttributeValue> item(LocalAws aws, String table, String key) {
-        String pk = "spend-per-currency-per-hour#" + key + "#" + HOUR;
+        return item(aws, table, "spend-per-currency-per-hour", key);
+    }
+
+    private static Map<String, AttributeValue> item(LocalAws aws, String table, String aggregate, String key) {
+        String pk = aggregate + "#" + key + "#" + HOUR;
         return aws.dynamoDb()
                 .getItem(b -> b.tableName(table)
                         .key(Map.of(DynamoDbAggregateSink.PARTITION_KEY, AttributeValue.fromS(pk)))
                         .consistentRead(true))
                 .item();
+    }
+
+    /** A client of the local DynamoDB whose requests pass {@code faults} (which also counts them). */
+    private static DynamoDbClient client(LocalAws aws, FaultInjector faults) {
+        return DynamoDbClient.builder()
+                .endpointOverride(aws.dynamoDbEndpoint())
+                .region(aws.region())
+                .credentialsProvider(aws.credentialsProvider())
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(faults))
+                .build();
     }
 
     private static long count(Map<String, AttributeValue> item) {
@@ -244,13 +259,7 @@ class AggregateSinkIT {
             throws SinkException {
         String table = table(aws, names);
         FaultInjector calls = new FaultInjector();
-        DynamoDbClient client = DynamoDbClient.builder()
-                .endpointOverride(aws.dynamoDbEndpoint())
-                .region(aws.region())
-                .credentialsProvider(aws.credentialsProvider())
-                .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(calls))
-                .build();
+        DynamoDbClient client = client(aws, calls);
         DynamoDbAggregateSink sink = new DynamoDbAggregateSink(client, table, WRITERS);
 
         SinkReport first = sink.write(counts(SHARD_A, 1, 10));
@@ -271,12 +280,7 @@ class AggregateSinkIT {
         assertThat(longer).isEqualTo(new SinkReport(5, 5));
         assertThat(next).isEqualTo(new SinkReport(5, 0));
         assertThat(calls.calls("GetItem")).isEqualTo(2);
-        String pk = "views-per-page-per-minute#/home#" + HOUR;
-        Map<String, AttributeValue> item = aws.dynamoDb()
-                .getItem(b -> b.tableName(table)
-                        .key(Map.of(DynamoDbAggregateSink.PARTITION_KEY, AttributeValue.fromS(pk)))
-                        .consistentRead(true))
-                .item();
+        Map<String, AttributeValue> item = item(aws, table, "views-per-page-per-minute", "/home");
         assertThat(count(item)).isEqualTo(25);
         assertThat(item).doesNotContainKeys("sum", "min", "max");
         assertThat(item.get("wm_" + SHARD_A).s()).isEqualTo(SequenceNumbers.fixedWidth(sequence(20)));
@@ -326,12 +330,7 @@ class AggregateSinkIT {
             }
 
             assertThat(total).isEqualTo(160);
-            String pk = "views-per-page-per-minute#/home#" + HOUR;
-            Map<String, AttributeValue> item = aws.dynamoDb()
-                    .getItem(b -> b.tableName(table)
-                            .key(Map.of(DynamoDbAggregateSink.PARTITION_KEY, AttributeValue.fromS(pk)))
-                            .consistentRead(true))
-                    .item();
+            Map<String, AttributeValue> item = item(aws, table, "views-per-page-per-minute", "/home");
             assertThat(count(item)).isEqualTo(160);
         } finally {
             shards.shutdownNow();
@@ -368,13 +367,7 @@ class AggregateSinkIT {
     void updateWhoseResponseWasLostIsRetriedAndCountedOnce(LocalAws aws, ResourceNames names) {
         String table = table(aws, names);
         FaultInjector faults = new FaultInjector().on("UpdateItem", 1, Fault.RESPONSE_LOST);
-        DynamoDbClient faulty = DynamoDbClient.builder()
-                .endpointOverride(aws.dynamoDbEndpoint())
-                .region(aws.region())
-                .credentialsProvider(aws.credentialsProvider())
-                .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(faults))
-                .build();
+        DynamoDbClient faulty = client(aws, faults);
         DynamoDbAggregateSink sink = new DynamoDbAggregateSink(faulty, table, WRITERS);
 
         SinkReport total = SinkReport.EMPTY;
@@ -517,13 +510,7 @@ class AggregateSinkIT {
                                                         .n()
                                                         .equals("777.77")),
                         "the value 777.77 is refused");
-        DynamoDbClient refusing = DynamoDbClient.builder()
-                .endpointOverride(aws.dynamoDbEndpoint())
-                .region(aws.region())
-                .credentialsProvider(aws.credentialsProvider())
-                .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(faults))
-                .build();
+        DynamoDbClient refusing = client(aws, faults);
         DynamoDbAggregateSink sink = new DynamoDbAggregateSink(refusing, table, WRITERS);
         Map<Integer, String> values = new java.util.HashMap<>();
         for (int i = 1; i <= 20; i++) {
